@@ -1,0 +1,443 @@
+"""The hand evaluator: win detection (R-WIN-1..5), huxi, tun, 名堂 and score (R-SCORE-*).
+
+``evaluate_win`` is the public, validating entry; :func:`evaluate_counts` is the same on
+canonical inputs (count tuples, sorted meld tuples) for the engine's hot path. Both are
+memoised: the loose-card decomposition on a packed count vector, whole answers on the
+canonical key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .cards import NUM_KINDS, counts_of, is_red, kinds_of, parse
+from .groups import SEQUENCE_TYPES, group_huxi, normalise_meld
+from .rules import Rules, as_rules
+
+Group = tuple[str, tuple[int, ...]]
+
+_BITS = 3
+_UNIT = tuple(1 << (_BITS * k) for k in range(NUM_KINDS))
+_RED = tuple(is_red(k) for k in range(NUM_KINDS))
+
+
+@dataclass(frozen=True)
+class Win:
+    """A scored win.
+
+    Attributes:
+        huxi: huxi of all 门子 (table and hand; 天胡 in ``zipai`` multiplies it only for tun).
+        tun: 囤 (等) including the 自摸 tun.
+        fan: the fan total (1 for 平胡).
+        score: tun × fan: what each loser pays (R-SCORE-2).
+        names: the 名堂 in RULES.md spelling, plus ``"自摸"`` when 自摸 added a tun.
+        groups: the decomposition used: table groups then hand groups, ``(type, cards)``.
+        red, big, small: card counts over the whole winning hand (R-SCORE-3).
+    """
+
+    huxi: int
+    tun: int
+    fan: int
+    score: int
+    names: tuple[str, ...]
+    groups: tuple[Group, ...]
+    red: int
+    big: int
+    small: int
+
+
+# --------------------------------------------------------------------------- decomposition
+
+
+def _pack(counts) -> int:
+    packed = 0
+    for k, n in enumerate(counts):
+        if n:
+            packed += n * _UNIT[k]
+    return packed
+
+
+_Solved = tuple  # (best_huxi, best_groups, pp_huxi (-1: none), pp_groups) or None
+
+
+@lru_cache(maxsize=1 << 20)
+def _solve(packed: int, pair: bool) -> _Solved | None:
+    """Best decomposition of loose cards into 句/绞 (and 碰-like triples, which only the
+    winning card can make) with exactly one 将 when ``pair``; also the best one with no
+    句/绞 at all (for 碰碰胡). Returns None when there is none."""
+    if packed == 0:
+        return None if pair else (0, (), 0, ())
+    low = packed & -packed
+    i = (low.bit_length() - 1) // _BITS
+    c = (packed >> (_BITS * i)) & 7
+    u = _UNIT[i]
+    best_h, best_g, pp_h, pp_g = -1, (), -1, ()
+
+    def take(rest: int, still_pair: bool, group: Group, h: int, pp_ok: bool) -> None:
+        nonlocal best_h, best_g, pp_h, pp_g
+        sub = _solve(rest, still_pair)
+        if sub is None:
+            return
+        if sub[0] + h > best_h:
+            best_h, best_g = sub[0] + h, (group,) + sub[1]
+        if pp_ok and sub[2] >= 0 and sub[2] + h > pp_h:
+            pp_h, pp_g = sub[2] + h, (group,) + sub[3]
+
+    if pair and c >= 2:
+        take(packed - 2 * u, False, ("jiang", (i, i)), 0, True)
+    if c >= 3:  # a hand pair + the winning card: a 碰-like triple (R-WIN-2)
+        take(packed - 3 * u, pair, ("peng", (i, i, i)), 3 if i >= 10 else 1, True)
+    p = i % 10
+    if p <= 7 and (packed >> (_BITS * (i + 1))) & 7 and (packed >> (_BITS * (i + 2))) & 7:
+        h = (6 if i >= 10 else 3) if p == 0 else 0
+        take(packed - u - _UNIT[i + 1] - _UNIT[i + 2], pair, ("ju", (i, i + 1, i + 2)), h, False)
+    if p == 1 and (packed >> (_BITS * (i + 5))) & 7 and (packed >> (_BITS * (i + 8))) & 7:
+        h = 6 if i >= 10 else 3
+        take(packed - u - _UNIT[i + 5] - _UNIT[i + 8], pair, ("ju", (i, i + 5, i + 8)), h, False)
+    if i < 10:
+        j = i + 10
+        cj = (packed >> (_BITS * j)) & 7
+        if c >= 2 and cj >= 1:
+            take(packed - 2 * u - _UNIT[j], pair, ("jiao", (i, i, j)), 0, False)
+        if cj >= 2:
+            take(packed - u - 2 * _UNIT[j], pair, ("jiao", (i, j, j)), 0, False)
+    if best_h < 0:
+        return None
+    return (best_h, best_g, pp_h, pp_g)
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def _combine(fans: list[int], how: str) -> int:
+    if not fans:
+        return 1
+    if how == "sum":
+        return sum(fans)
+    total = 1
+    for f in fans:
+        total *= f
+    return total
+
+
+def _tun(huxi: int, rules: Rules) -> int:
+    # R-SCORE-1: 1 + (huxi - 15) // 3; min_huxi is the base so that a preset with another
+    # minimum (泸州's 10) counts from it.
+    return max(1, 1 + (huxi - rules.min_huxi) // 3)
+
+
+def _score(
+    rules: Rules, huxi: int, pp: bool, red: int, big: int, small: int, *,
+    self_drawn: bool, haidi: bool, tianhu: bool, dihu: bool, shuahou: bool, forced: bool,
+) -> tuple[int, int, int, tuple[str, ...]] | None:
+    """(tun, fan, score, names) of one reading, or None if it is no legal win."""
+    fam = rules.scoring
+    F = rules.fan
+    named: list[tuple[str, int | None]] = []  # (名堂, fan) ; fan None = no fan of its own
+    if fam == "huaihua":
+        if tianhu:
+            named.append(("天胡", F("天胡")))
+        elif dihu:
+            named.append(("地胡", F("地胡")))
+        if red == 0:
+            named.append(("乌胡", F("乌胡")))
+        elif red == 1:
+            named.append(("点胡", F("点胡")))
+        elif red >= 10:
+            named.append(("红胡", F("红胡") + red - 10))
+        if pp:
+            named.append(("碰碰胡", F("碰碰胡")))
+        if big >= 18:
+            named.append(("十八大", F("十八大") + big - 18))
+        if small >= 16:
+            named.append(("十六小", F("十六小") + small - 16))
+        if haidi:
+            named.append(("海底胡", F("海底胡")))
+        fans = [f for _, f in named if f is not None]
+        fan = _combine(fans, rules.fan_combine)
+    elif fam == "classic":
+        if tianhu:
+            named.append(("天胡", None))
+        if rules.fan_level != "none":
+            if red == 0:
+                named.append(("乌胡", F("乌胡")))
+            elif red == 1:
+                named.append(("点胡", F("点胡")))
+            elif 10 <= red < 13:
+                named.append(("红胡", F("红胡")))
+            elif red >= 13:
+                named.append(("红乌", F("红乌")))
+        if rules.fan_level == "half":
+            if pp:
+                named.append(("对对胡", F("对对胡")))
+            if haidi:
+                others = any(f is not None for _, f in named)
+                named.append(("海底", F("海底") if others else 1))
+        fans = [f for n, f in named if f is not None and n not in ("乌胡", "对对胡")]
+        have = {n for n, _ in named}
+        if "乌胡" in have and "对对胡" in have:
+            fans.append(10)  # seed 004: 乌胡 with 对对胡 is 10 together
+        else:
+            fans += [f for n, f in named if n in ("乌胡", "对对胡") and f is not None]
+        fan = _combine(fans, rules.fan_combine)
+    else:  # zipai (seed 003)
+        cap = F("封顶")
+        if tianhu:
+            named.append(("天胡", None))
+        if red == 0:
+            named.append(("乌胡", F("乌胡")))
+        elif red == 1:
+            named.append(("真点胡", F("真点胡")))
+        elif red == 10:
+            named.append(("假点胡", F("假点胡")))
+        elif red in (11, 12):
+            named.append(("红胡", F("红胡")))
+        elif red >= 13:
+            named.append(("红乌", min(cap, F("红乌") + red - 13)))
+        if pp:
+            named.append(("对对胡", F("对对胡")))
+        if big >= 18:
+            named.append(("大字胡", min(cap, F("大字胡") + big - 18)))
+        if small >= 16:
+            named.append(("小字胡", min(cap, F("小字胡") + small - 16)))
+        if haidi:
+            others = any(f is not None for _, f in named)
+            named.append(("海底", F("海底加") if others else F("海底")))
+        fans = [f for _, f in named if f is not None]
+        fan = _combine(fans, rules.fan_combine)
+        if shuahou:
+            named.append(("耍猴", None))
+            fan *= F("耍猴")
+    zimo = rules.tianhu_is_zimo if tianhu else self_drawn
+    if not forced:
+        if huxi < rules.min_huxi:
+            return None
+        if huxi < rules.pinghu_min_huxi and not named and not (zimo and rules.zimo_15):
+            return None
+    tun_huxi = huxi * F("天胡") if fam == "zipai" and tianhu else huxi
+    tun = _tun(tun_huxi, rules)
+    names = [n for n, _ in named]
+    if zimo and rules.zimo_tun:
+        tun += 1
+        names.append("自摸")
+    return tun, fan, tun * fan, tuple(names)
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def evaluate_win(
+    hand,
+    melds=(),
+    win_card=None,
+    *,
+    rules: str | Rules = "huaihua",
+    self_drawn: bool = False,
+    haidi: bool = False,
+    tianhu: bool = False,
+    dihu: bool = False,
+) -> Win | None:
+    """The best legal win of a holding, or None (R-WIN-1..5, R-SCORE-*).
+
+    Args:
+        hand: the concealed cards before the winning card (notation or kind ids).
+        melds: table groups as ``(type, cards)`` pairs, type in
+            ``chi, peng, wei, chou_wei, pao, ti``.
+        win_card: the card that completes the hand (a kind id or one card of notation), or
+            None when the holding is already complete.
+        rules: a preset name or a :class:`~paohuzi_env.rules.Rules`.
+        self_drawn: the winner drew ``win_card`` itself (自摸). With a pair or 坎 of
+            ``win_card`` in the hand (or its 偎 on the table) this reads the card as the
+            偎/提 the draw forces.
+        haidi: ``win_card`` is the last wall card (R-WIN-5).
+        tianhu: a 天胡 (R-START-1 or R-START-2); with ``win_card=None`` and 3 four-of-a-kinds
+            or 5 坎/提 in the hand, the forced 天胡 of R-START-1 is a win whatever the shape.
+        dihu: a 地胡 (the engine decides when; huaihua family only).
+
+    Returns:
+        The best win by score (ties: more huxi), or None.
+
+    Raises:
+        ValueError: for malformed cards or melds, or more than 4 copies of a kind in all.
+    """
+    r = as_rules(rules)
+    hand_kinds = parse(hand)
+    norm = tuple(sorted(normalise_meld(m) for m in melds))
+    if win_card is None:
+        wc = None
+    else:
+        got = parse(win_card) if isinstance(win_card, str) else parse([win_card])
+        if len(got) != 1:
+            raise ValueError(f"win_card must be one card, got {win_card!r}")
+        wc = got[0]
+    total = counts_of(hand_kinds)
+    for _, cards in norm:
+        for k in cards:
+            total[k] += 1
+    if wc is not None:
+        total[wc] += 1
+    for k, n in enumerate(total):
+        if n > 4:
+            raise ValueError(
+                f"kind {k} appears {n} times in hand + melds + win_card; at most 4 exist"
+            )
+    return evaluate_counts(
+        tuple(counts_of(hand_kinds)), norm, wc, r,
+        self_drawn=bool(self_drawn), haidi=bool(haidi), tianhu=bool(tianhu), dihu=bool(dihu),
+    )
+
+
+@lru_cache(maxsize=1 << 18)
+def evaluate_counts(
+    hand: tuple[int, ...],
+    melds: tuple[Group, ...],
+    win_card: int | None,
+    rules: Rules,
+    *,
+    self_drawn: bool = False,
+    haidi: bool = False,
+    tianhu: bool = False,
+    dihu: bool = False,
+    from_discard: bool = False,
+) -> Win | None:
+    """:func:`evaluate_win` on canonical, trusted inputs (no validation).
+
+    Args:
+        hand: count vector over the 20 kinds (a tuple).
+        melds: sorted tuple of ``(type, sorted cards)``.
+        from_discard: the winning card is a discard (only with ``hu_on_discard``): then a
+            碰 on the table does not make it a 跑 (R-FLOW-4.2).
+    """
+    h = list(hand)
+    red = big = small = 0
+    all_counts = list(hand)
+    for _, cards in melds:
+        for k in cards:
+            all_counts[k] += 1
+    if win_card is not None:
+        all_counts[win_card] += 1
+    for k, n in enumerate(all_counts):
+        if n:
+            if _RED[k]:
+                red += n
+            if k >= 10:
+                big += n
+            else:
+                small += n
+
+    # Locked parts of the hand: four-of-a-kinds count as 提, three as 坎 (R-GROUP-1).
+    locked: list[Group] = []
+    for k in range(NUM_KINDS):
+        if h[k] >= 3:
+            locked.append(("ti" if h[k] == 4 else "kan", (k,) * h[k]))
+    loose = [n if n < 3 else 0 for n in h]
+
+    # Readings of the winning card (R-WIN-2, R-FLOW-2/3).
+    readings: list[tuple[tuple[Group, ...], tuple[Group, ...], list[int]]] = []
+    # each: (table groups, locked hand groups, loose counts)
+    table = melds
+    c = win_card
+    if c is None:
+        readings.append((table, tuple(locked), loose))
+    else:
+        meld_of_c = next((m for m in table if m[1][0] == c and m[0] != "chi"), None)
+        if self_drawn and (h[c] in (2, 3) or (meld_of_c and meld_of_c[0] in ("wei", "chou_wei"))):
+            # The draw is forced into a 偎 or 提 (R-FLOW-2); it is read only as that.
+            if h[c] == 3:
+                lk = tuple(g for g in locked if g[1][0] != c) + (("ti", (c,) * 4),)
+                readings.append((table, lk, loose))
+            elif h[c] == 2:
+                lo = list(loose)
+                lo[c] = 0
+                readings.append((table, tuple(locked) + (("wei", (c,) * 3),), lo))
+            else:
+                t = tuple(m for m in table if m is not meld_of_c) + (("ti", (c,) * 4),)
+                readings.append((t, tuple(locked), loose))
+        else:
+            lo = list(loose)
+            lo[c] += 1
+            readings.append((table, tuple(locked), lo))  # the card as a loose card
+            # 跑胡: where R-FLOW-3.2 / 4.2 would make the card a 跑.
+            if h[c] == 3 and not self_drawn:
+                lk = tuple(g for g in locked if g[1][0] != c) + (("pao", (c,) * 4),)
+                readings.append((table, lk, loose))
+            if meld_of_c is not None and (
+                (meld_of_c[0] in ("wei", "chou_wei") and not self_drawn)
+                or (meld_of_c[0] == "peng" and not from_discard)
+            ):
+                t = tuple(m for m in table if m is not meld_of_c) + (("pao", (c,) * 4),)
+                readings.append((t, tuple(locked), loose))
+
+    table_has_seq = any(m[0] == "chi" for m in melds)
+    shuahou = c is not None and sum(hand) == 1
+    best: tuple | None = None
+    for t, lk, lo in readings:
+        n_paoti = sum(1 for g in t if g[0] in ("pao", "ti")) + sum(
+            1 for g in lk if g[0] in ("pao", "ti")
+        )
+        need_pair = n_paoti > 0
+        n_loose = sum(lo)
+        rest = n_loose - (2 if need_pair else 0)
+        if rest < 0 or rest % 3:
+            continue
+        if len(t) + len(lk) + rest // 3 + (1 if need_pair else 0) != 7:
+            continue  # R-WIN-1: exactly 7 门子
+        solved = _solve(_pack(lo), need_pair)
+        if solved is None:
+            continue
+        fixed = sum(group_huxi(g, cards) for g, cards in t) + sum(
+            group_huxi(g, cards) for g, cards in lk
+        )
+        options = [(solved[0], solved[1], False)]
+        if not table_has_seq and solved[2] >= 0:
+            options.append((solved[2], solved[3], True))
+        for hx, hand_groups, pp in options:
+            huxi = fixed + hx
+            pp = pp or (not table_has_seq and all(g[0] not in SEQUENCE_TYPES for g in hand_groups))
+            sc = _score(
+                rules, huxi, pp, red, big, small, self_drawn=self_drawn, haidi=haidi,
+                tianhu=tianhu, dihu=dihu, shuahou=shuahou, forced=False,
+            )
+            if sc is None:
+                continue
+            cand = (sc[2], huxi, sc, t + lk + hand_groups)
+            if best is None or cand[:2] > best[:2]:
+                best = cand
+
+    if tianhu and c is None and not melds:
+        n4 = sum(1 for n in h if n == 4)
+        n3 = sum(1 for n in h if n == 3)
+        if n4 >= 3 or n4 + n3 >= 5:
+            # R-START-1 forced 天胡: 提 and 坎 count; the rest adds its best decomposition
+            # (with at most one 将) if it has one, else 0 and it stays loose.
+            fixed = sum(group_huxi(g, cards) for g, cards in locked)
+            rest_groups: tuple[Group, ...] = ()
+            rest_h = 0
+            packed = _pack(loose)
+            for need in (False, True):
+                s = _solve(packed, need)
+                if s is not None and s[0] >= rest_h and (not rest_groups or s[0] > rest_h):
+                    rest_h, rest_groups = s[0], s[1]
+            if packed and not rest_groups:
+                rest_groups = (("loose", tuple(kinds_of(loose))),)
+            huxi = fixed + rest_h
+            sc = _score(
+                rules, huxi, False, red, big, small, self_drawn=self_drawn, haidi=haidi,
+                tianhu=True, dihu=False, shuahou=False, forced=True,
+            )
+            assert sc is not None
+            cand = (sc[2], huxi, sc, tuple(locked) + rest_groups)
+            if best is None or cand[:2] > best[:2]:
+                best = cand
+
+    if best is None:
+        return None
+    _, huxi, (tun, fan, score, names), groups = best
+    return Win(huxi, tun, fan, score, names, groups, red, big, small)
+
+
+def clear_caches() -> None:
+    """Empty the memo tables (for cold-cache measurements)."""
+    _solve.cache_clear()
+    evaluate_counts.cache_clear()
