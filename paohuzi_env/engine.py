@@ -759,8 +759,9 @@ class Game:
         for s, ans in cl["answers"].items():
             if ans[0] == "pass":
                 self.chou[s].add(c)  # R-CHOU-1
-                if ans[1]:
-                    self.declined_peng[s].add(c)  # R-CHOU-3 忍碰
+            if s == cl["peng"] and ans[0] != "peng":
+                # R-CHOU-3 忍碰; also when it answered 吃 instead (docs/RULES-DECISIONS.md)
+                self.declined_peng[s].add(c)
         best = cl["best"]
         self.offer = None
         if best is None:

@@ -1,0 +1,250 @@
+"""PettingZoo AEC environment for 跑胡子: a thin adapter over :class:`~paohuzi_env.engine.Game`.
+
+Agents ``player_0``, ``player_1``, ``player_2`` are the engine's seats. Only the seat the engine
+asks acts: every decision of the engine — 亮张/HU offers, each claim answer (碰, each 吃 group,
+PASS = 忍碰/过), each step of a 比 chain, each discard — is one ``step``; forced moves never
+surface. Observations are ``paohuzi-obs-v1`` (see :mod:`paohuzi_env.observation`) plus an
+``int8`` action mask over the 61 actions of :mod:`paohuzi_env.actions` (zeros for agents not
+on turn).
+
+Rewards arrive when the hand ends, for all three agents:
+
+* ``score``: the zero-sum points (winner +2×score, losers −score; 荒庄 0).
+* ``win``: +1 for the winner, −0.5 for each loser, 0 after 荒庄.
+* ``normalized``: points / 64, clipped to [−1, 1].
+
+``infos[agent]`` holds ``events`` (the public events since that agent last acted) and, for the
+agent on turn, ``legal_actions`` and ``legal_names``.
+
+Version history:
+    v0: first version (observation ``paohuzi-obs-v1``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import NUM_ACTIONS, action_name
+from .engine import Game
+from .observation import OBS_SIZE, OBS_VERSION, encode
+from .render import render_text
+from .rules import Rules, as_rules
+
+REWARD_MODES = ("score", "win", "normalized")
+NORMALIZER = 64.0
+STATE_SIZE = OBS_SIZE + 40 + 40 + 20 + 60
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The wrapped environment (illegal-move termination, bounds check, order enforcement)."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):
+    """The unwrapped AEC environment.
+
+    Args:
+        rules: a preset name or :class:`~paohuzi_env.rules.Rules`.
+        render_mode: None, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+        reward: ``"score"``, ``"win"`` or ``"normalized"``.
+        dealer: a fixed dealer seat, or None to draw it from the seed.
+    """
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "paohuzi_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        rules: str | Rules = "huaihua",
+        render_mode: str | None = None,
+        reward: str = "score",
+        dealer: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.rules = as_rules(rules)
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if dealer is not None and dealer not in (0, 1, 2):
+            raise ValueError(f"dealer must be None or a seat 0, 1, 2, got {dealer!r}")
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.fixed_dealer = dealer
+        self.possible_agents = ["player_0", "player_1", "player_2"]
+        self.agents = self.possible_agents[:]
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+        })
+        act_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.state_space = spaces.Box(0.0, 1.0, (STATE_SIZE,), np.float32)
+        self.obs_version = OBS_VERSION
+        self.game: Game | None = None
+        self._np_random = None
+        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+    # ------------------------------------------------------------------ spaces
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ API
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new hand.
+
+        Args:
+            seed: seeds the deal; the same seed gives the same deal. Without one, deals
+                continue from the generator of the last seeded reset (or fresh entropy).
+            options: ``{"deck": [80 kind ids], "dealer": seat}`` to play a chosen deal.
+        """
+        options = dict(options or {})
+        unknown = set(options) - {"deck", "dealer"}
+        if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
+            warnings.warn(
+                f"ignoring unknown reset options {sorted(unknown)}; valid: ['deck', 'dealer']",
+                stacklevel=2,
+            )
+        if seed is not None or self._np_random is None:
+            self._np_random = np.random.default_rng(seed)
+        deal_seed = int(self._np_random.integers(2**63))
+        dealer = options.get("dealer", self.fixed_dealer)
+        self.game = Game(self.rules, deck=options.get("deck"), dealer=dealer, seed=deal_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._event_mark = [0, 0, 0]
+        self.infos = {a: {} for a in self.agents}
+        self._sync()
+
+    def _sync(self) -> None:
+        """Point agent_selection at the engine's player; finish the hand when it is over."""
+        g = self.game
+        assert g is not None
+        if g.done:
+            self._end_hand()
+            return
+        seat = g.current_player
+        assert seat is not None
+        self.agent_selection = self.possible_agents[seat]
+        legal = g.legal_actions()
+        events = g.events
+        for i, a in enumerate(self.possible_agents):
+            self.infos[a] = {"events": events[self._event_mark[i]:]}
+        self.infos[self.agent_selection].update(
+            legal_actions=legal,
+            legal_names={x: action_name(x, g.decision) for x in legal},
+        )
+        self._event_mark[seat] = len(events)
+
+    def _end_hand(self) -> None:
+        g = self.game
+        assert g is not None and g.result is not None
+        pts = g.result.scores
+        if self.reward_mode == "score":
+            rew = [float(p) for p in pts]
+        elif self.reward_mode == "win":
+            w = g.result.winner
+            rew = [0.0] * 3 if w is None else [1.0 if s == w else -0.5 for s in range(3)]
+        else:
+            rew = [max(-1.0, min(1.0, p / NORMALIZER)) for p in pts]
+        for i, a in enumerate(self.possible_agents):
+            self.rewards[a] = rew[i]
+            self.terminations[a] = True
+            self.infos[a] = {"events": g.events[self._event_mark[i]:], "result": g.result}
+        self._accumulate_rewards()
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        g = self.game
+        assert g is not None
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        g.step(int(action))  # raises IllegalActionError naming the legal actions
+        self._sync()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        g = self.game
+        assert g is not None, "call reset() first"
+        seat = self.possible_agents.index(agent)
+        obs = encode(g.view(seat))
+        if g.current_player == seat and not g.done:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            mask[g.legal_actions()] = 1
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """Full-information tensor for centralised critics (never part of ``observe``).
+
+        Relative to the agent on turn (``agent_selection``): its observation (763), then the
+        hands of its next and previous players (2 × 20, count / 4), the kinds of their hidden
+        偎 (2 × 20), the wall's remaining cards by kind (20, count / 4) and the next three
+        wall cards (3 × 20 one-hot). Size 923.
+        """
+        g = self.game
+        assert g is not None, "call reset() first"
+        me = self.possible_agents.index(self.agent_selection)
+        x = np.zeros(STATE_SIZE, dtype=np.float32)
+        x[:OBS_SIZE] = encode(g.view(me))
+        o = OBS_SIZE
+        for r in (1, 2):
+            s = (me + r) % 3
+            x[o + 20 * (r - 1): o + 20 * r] = np.asarray(g.hands[s], np.float32) / 4
+            for t, cards in g.melds[s]:
+                if t == "wei":
+                    x[o + 40 + 20 * (r - 1) + cards[0]] = 1.0
+        o += 80
+        for k in g.deck[g.wall_pos:]:
+            x[o + k] += 0.25
+        o += 20
+        for i, k in enumerate(g.deck[g.wall_pos: g.wall_pos + 3]):
+            x[o + 20 * i + k] = 1.0
+        return x
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        g = self.game
+        assert g is not None, "call reset() first"
+        seat = g.current_player if g.current_player is not None else 0
+        text = render_text(g, seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,137 @@
+"""Gymnasium single-agent view of the game: one learning seat against fixed opponent policies.
+
+``SingleAgentEnv`` steps the AEC environment, letting the opponents act until the learning seat
+must decide, and hands back that seat's observation vector. It exposes ``action_masks()`` so
+sb3-contrib's ``MaskablePPO`` trains on it unchanged. The reward goes to the learning seat only,
+and arrives even when the hand ends on another seat's move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from .actions import NUM_ACTIONS
+from .aec_env import raw_env
+from .observation import OBS_SIZE
+from .rules import Rules
+
+Policy = Callable[[dict[str, np.ndarray]], int]
+
+
+class RandomPolicy:
+    """Uniform over the legal actions of an observation dict, with its own seeded generator."""
+
+    def __init__(self, seed: int | np.random.SeedSequence | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, obs: dict[str, np.ndarray]) -> int:
+        legal = np.flatnonzero(obs["action_mask"])
+        return int(legal[self.rng.integers(len(legal))])
+
+
+class SingleAgentEnv(gym.Env):
+    """One seat of the AEC game as a Gymnasium env.
+
+    Args:
+        opponents: one policy for both other seats or a sequence of two (next, previous
+            seat of the learner); each is called with the observation dict
+            ``{"observation", "action_mask"}`` and returns a legal action. Default: random.
+        seat: the learning seat 0–2, or None to draw it for every hand.
+        rules: a preset name or :class:`~paohuzi_env.rules.Rules`.
+        reward: ``score`` | ``win`` | ``normalized`` (see :mod:`paohuzi_env.aec_env`).
+        seed: default seed for the first ``reset``.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        opponents: Policy | Sequence[Policy] | None = None,
+        seat: int | None = 0,
+        rules: str | Rules = "huaihua",
+        reward: str = "normalized",
+        seed: int | None = None,
+    ) -> None:
+        if seat is not None and seat not in (0, 1, 2):
+            raise ValueError(f"seat must be None or 0, 1, 2, got {seat!r}")
+        self.aec = raw_env(rules=rules, reward=reward)
+        if opponents is None:
+            ss = np.random.SeedSequence(seed)
+            opponents = [RandomPolicy(s) for s in ss.spawn(2)]
+        elif callable(opponents):
+            opponents = [opponents, opponents]
+        opponents = list(opponents)
+        if len(opponents) != 2 or not all(callable(p) for p in opponents):
+            raise ValueError("opponents must be one callable or a sequence of two callables")
+        self.opponents = opponents
+        self.fixed_seat = seat
+        self.seat = seat if seat is not None else 0
+        self._seed = seed
+        self._rng = np.random.default_rng(seed)
+        self.observation_space = gym.spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self.skipped_hands = 0
+
+    @property
+    def agent(self) -> str:
+        return self.aec.possible_agents[self.seat]
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal-action mask (bool), for MaskablePPO."""
+        return self._mask.astype(bool)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        while True:
+            if self.fixed_seat is None:
+                self.seat = int(self._rng.integers(3))
+            self.aec.reset(seed=int(self._rng.integers(2**63)), options=options)
+            obs, reward, done = self._play_opponents()
+            if not done:
+                return obs, {"seat": self.seat}
+            # The hand ended before the learner had a decision (a forced 天胡): deal again.
+            self.skipped_hands += 1
+
+    def step(self, action: int):
+        mask = self._mask
+        if not 0 <= int(action) < NUM_ACTIONS or not mask[int(action)]:
+            legal = np.flatnonzero(mask).tolist()
+            raise ValueError(f"action {action} is not legal for the learner; legal: {legal}")
+        self.aec.step(int(action))
+        obs, reward, done = self._play_opponents()
+        info: dict[str, Any] = {"seat": self.seat}
+        if done:
+            info["result"] = self.aec.game.result  # type: ignore[union-attr]
+        return obs, reward, done, False, info
+
+    def _play_opponents(self) -> tuple[np.ndarray, float, bool]:
+        env = self.aec
+        me = self.agent
+        while True:
+            g = env.game
+            assert g is not None
+            if g.done:
+                obs = env.observe(me)
+                self._mask = obs["action_mask"]
+                return obs["observation"], float(env._cumulative_rewards[me]), True
+            agent = env.agent_selection
+            if agent == me:
+                obs = env.observe(me)
+                self._mask = obs["action_mask"]
+                return obs["observation"], 0.0, False
+            seat = env.possible_agents.index(agent)
+            policy = self.opponents[0 if seat == (self.seat + 1) % 3 else 1]
+            env.step(policy(env.observe(agent)))
+
+    def render(self) -> str | None:
+        from .render import render_text
+
+        g = self.aec.game
+        return None if g is None else render_text(g, self.seat)
