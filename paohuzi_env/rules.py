@@ -236,6 +236,13 @@ def load_rules(path: str | Path) -> Rules:
     data = dict(data)
     preset = data.pop("preset", "huaihua")
     try:
+        # 'name' (get_rules' own parameter) and non-string keys would be TypeErrors.
+        bad = [k for k in data if not isinstance(k, str) or k == "name"]
+        if bad:
+            raise ValueError(
+                f"unknown rule key(s) {bad} (choose the preset with 'preset'); valid keys: "
+                f"{[f.name for f in dataclasses.fields(Rules) if f.name != 'name']}"
+            )
         return get_rules(preset, **data)
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None

@@ -1,0 +1,301 @@
+"""PettingZoo AEC environment: API conformance, masks, observations, leaks, rewards."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import paohuzi_env
+from paohuzi_env.actions import NUM_ACTIONS, PASS
+from paohuzi_env.aec_env import raw_env
+from paohuzi_env.engine import Game
+from paohuzi_env.observation import OBS_SIZE, encode
+
+PRESETS = ["huaihua", "huaihua-468", "classic", "zipai"]
+
+
+def _random_episode(env, rng, check=None):
+    """Play one hand with random legal actions through the AEC API; returns rewards."""
+    total = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        total[agent] += reward
+        if check is not None:
+            check(env, agent, obs, term or trunc)
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+    return total
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_pettingzoo_api_test(preset):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(pettingzoo.make("aec", f"paohuzi/{preset}-v0"), num_cycles=300)
+
+
+def test_seed_and_render_tests():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seed_test(lambda: paohuzi_env.env(), num_cycles=300)
+        render_test(lambda render_mode=None: paohuzi_env.env(render_mode=render_mode))
+
+
+def test_registry_has_every_preset():
+    for preset in PRESETS:
+        e = pettingzoo.make("aec", f"paohuzi/{preset}-v0")
+        assert e.unwrapped.rules.name == preset
+
+
+def test_spaces_are_built_once():
+    e = raw_env()
+    for a in e.possible_agents:
+        assert e.observation_space(a) is e.observation_space(a)
+        assert e.action_space(a) is e.action_space(a)
+        assert e.action_space(a).n == NUM_ACTIONS == 61
+        assert e.observation_space(a)["observation"].shape == (OBS_SIZE,)
+        assert e.observation_space(a)["action_mask"].dtype == np.int8
+
+
+def _checker(env, agent, obs, finished):
+    space = env.observation_space(agent)
+    assert space.contains(obs), "observation outside its space"
+    assert obs["action_mask"].dtype == np.int8
+    g = env.unwrapped.game
+    seat = env.possible_agents.index(agent)
+    for other in env.possible_agents:
+        mask = env.observe(other)["action_mask"]
+        if other == agent and not finished:
+            assert mask.sum() > 0, "the acting agent's mask is empty"
+            assert np.flatnonzero(mask).tolist() == g.legal_actions()
+            assert g.current_player == seat
+        else:
+            assert mask.sum() == 0, "an agent not on turn has a non-zero mask"
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_masks_and_observations_over_random_play(preset):
+    env = paohuzi_env.env(rules=preset)
+    rng = np.random.default_rng(7)
+    seen_decisions = set()
+
+    def check(env_, agent, obs, finished):
+        _checker(env_, agent, obs, finished)
+        if not finished:
+            seen_decisions.add(env_.unwrapped.game.decision)
+
+    for i in range(40):
+        env.reset(seed=i)
+        _random_episode(env, rng, check)
+    assert {"claim", "bi", "discard"} <= seen_decisions
+
+
+def test_score_rewards_are_zero_sum_and_reach_everyone():
+    env = paohuzi_env.env(reward="score")
+    rng = np.random.default_rng(1)
+    wins = 0
+    for i in range(300):
+        env.reset(seed=i)
+        total = _random_episode(env, rng)
+        res = env.unwrapped.game.result
+        assert sum(total.values()) == 0
+        assert [total[a] for a in env.possible_agents] == [float(s) for s in res.scores]
+        wins += res.winner is not None
+    assert wins > 0, "no hand was won; the reward path was not exercised"
+
+
+def test_win_and_normalized_rewards():
+    for mode in ("win", "normalized"):
+        env = paohuzi_env.env(reward=mode)
+        rng = np.random.default_rng(2)
+        for i in range(200):
+            env.reset(seed=i)
+            total = _random_episode(env, rng)
+            res = env.unwrapped.game.result
+            vals = [total[a] for a in env.possible_agents]
+            if res.winner is None:
+                assert vals == [0.0, 0.0, 0.0]
+            elif mode == "win":
+                assert vals == [1.0 if s == res.winner else -0.5 for s in range(3)]
+            else:
+                assert vals == [max(-1.0, min(1.0, p / 64)) for p in res.scores]
+
+
+def test_reset_seed_reproduces_rewards_and_observations():
+    def run(seed):
+        env = paohuzi_env.env()
+        env.reset(seed=seed)
+        rng = np.random.default_rng(99)
+        obs_log = []
+        total = _random_episode(env, rng, lambda e, a, o, f: obs_log.append(o["observation"]))
+        return total, obs_log
+
+    a, oa = run(5)
+    b, ob = run(5)
+    assert a == b
+    assert len(oa) == len(ob) and all(np.array_equal(x, y) for x, y in zip(oa, ob))
+
+
+def test_reset_with_chosen_deal():
+    g = Game(seed=3)
+    env = raw_env()
+    env.reset(options={"deck": g.deck, "dealer": g.dealer})
+    assert env.game.deck == g.deck and env.game.dealer == g.dealer
+
+
+def test_bad_arguments_raise():
+    with pytest.raises(ValueError, match="reward"):
+        raw_env(reward="points")
+    with pytest.raises(ValueError, match="render_mode"):
+        raw_env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="unknown rules preset"):
+        raw_env(rules="changsha")
+    env = raw_env()
+    env.reset(seed=0)
+    legal = env.game.legal_actions()
+    bad = next(a for a in range(NUM_ACTIONS) if a not in legal)
+    with pytest.raises(ValueError, match="not legal"):
+        env.step(bad)
+
+
+def test_illegal_action_terminates_in_wrapped_env():
+    env = paohuzi_env.env()
+    env.reset(seed=0)
+    legal = env.unwrapped.game.legal_actions()
+    bad = next(a for a in range(NUM_ACTIONS) if a not in legal)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(bad)
+    assert all(env.terminations.values())
+
+
+def test_infos_carry_events_and_legal_names():
+    env = raw_env()
+    env.reset(seed=4)
+    info = env.infos[env.agent_selection]
+    assert set(info["legal_names"]) == set(env.game.legal_actions())
+    assert all(isinstance(n, str) and n for n in info["legal_names"].values())
+    assert info["events"][0][0] == "liang"
+
+
+def test_state_is_full_information_and_not_observation():
+    env = raw_env()
+    env.reset(seed=11)
+    s = env.state()
+    assert env.state_space.contains(s)
+    me = env.possible_agents.index(env.agent_selection)
+    assert np.array_equal(s[:OBS_SIZE], env.observe(env.agent_selection)["observation"])
+    g = env.game
+    nxt = (me + 1) % 3
+    assert np.allclose(s[OBS_SIZE:OBS_SIZE + 20] * 4, g.hands[nxt])
+
+
+# ---------------------------------------------------------------------- leak tests
+
+
+def _perturb_hidden(game: Game, seat: int, rng: np.random.Generator) -> Game | None:
+    """A copy of ``game`` that differs only in what ``seat`` cannot see: a card swapped
+    between the two other hands, or between another hand and the wall, or the kind of
+    another seat's hidden 偎. None if no such change exists here."""
+    g = copy.deepcopy(game)
+    o1, o2 = (seat + 1) % 3, (seat + 2) % 3
+    kinds = lambda s: [k for k in range(20) if g.hands[s][k]]  # noqa: E731
+    choice = rng.integers(3)
+    if choice == 0 and kinds(o1) and kinds(o2):
+        a, b = int(rng.choice(kinds(o1))), int(rng.choice(kinds(o2)))
+        if a == b:
+            return None
+        g.hands[o1][a] -= 1
+        g.hands[o1][b] += 1
+        g.hands[o2][b] -= 1
+        g.hands[o2][a] += 1
+        return g
+    if choice == 1 and kinds(o1) and g.wall_pos < 80:
+        a = int(rng.choice(kinds(o1)))
+        i = int(rng.integers(g.wall_pos, 80))
+        b = g.deck[i]
+        if a == b:
+            return None
+        g.hands[o1][a] -= 1
+        g.hands[o1][b] += 1
+        g.deck[i] = a
+        return g
+    for o in (o1, o2):
+        for m in g.melds[o]:
+            if m[0] == "wei":
+                a = m[1][0]
+                for b in range(20):
+                    if b != a and g.hands[o1 if o == o2 else o2][b] >= 3:
+                        donor = o1 if o == o2 else o2
+                        g.hands[donor][b] -= 3
+                        g.hands[donor][a] += 3
+                        m[1] = (b, b, b)
+                        g._meld_key[o] = None
+                        return g
+    return None
+
+
+def test_hidden_cards_never_change_a_seats_observation():
+    rng = np.random.default_rng(3)
+    compared = 0
+    for i in range(30):
+        g = Game(seed=i)
+        while not g.done:
+            for seat in range(3):
+                other = _perturb_hidden(g, seat, rng)
+                if other is not None:
+                    assert np.array_equal(encode(g.view(seat)), encode(other.view(seat)))
+                    compared += 1
+            legal = g.legal_actions()
+            g.step(legal[int(rng.integers(len(legal)))])
+    assert compared > 500
+
+
+def test_earlier_claim_answers_are_invisible_to_later_claimants():
+    rng = np.random.default_rng(5)
+    found = 0
+    for i in range(400):
+        g = Game(seed=i)
+        while not g.done and found < 30:
+            if g.decision == "claim":
+                window = g._claim
+                asker = g.current_player
+                later_obs = {}
+                for a in g.legal_actions():
+                    branch = copy.deepcopy(g)
+                    branch.step(a)
+                    while branch.decision == "bi" and branch.current_player == asker:
+                        branch.step(branch.legal_actions()[0])
+                    if (branch.decision == "claim" and branch.current_player != asker
+                            and branch._claim is not None
+                            and branch._claim["card"] == window["card"]):
+                        later_obs[a] = encode(branch.view(branch.current_player))
+                if len(later_obs) >= 2:
+                    found += 1
+                    first = next(iter(later_obs.values()))
+                    for obs in later_obs.values():
+                        assert np.array_equal(first, obs)
+            legal = g.legal_actions()
+            g.step(legal[int(rng.integers(len(legal)))])
+        if found >= 30:
+            break
+    assert found > 0, "no claim window with two asked seats was found"
+
+
+def test_pass_is_offered_at_every_claim_and_bi():
+    rng = np.random.default_rng(8)
+    for i in range(60):
+        g = Game(seed=i)
+        while not g.done:
+            if g.decision in ("claim", "bi", "hu", "tianhu"):
+                assert PASS in g.legal_actions()
+            legal = g.legal_actions()
+            g.step(legal[int(rng.integers(len(legal)))])
