@@ -1,0 +1,277 @@
+"""The rule-based baselines ``greedy`` and ``expert``.
+
+Both value a hand by its best split into complete groups (句/绞, 10 + huxi), pairs and
+two-card partial groups (搭子) that one more card would complete, and isolated cards; a 坎 is
+a complete group. They differ in what they know and weigh:
+
+* ``greedy`` — every card is assumed as live as any other; it always wins when it can, takes a
+  碰/吃 (with the 比 chain that keeps the most value) when its hand value after the claim and a
+  discard beats passing, and discards the card whose loss costs the least.
+* ``expert`` — counts cards: a partial group or pair is worth as much as the copies of the
+  cards that complete it are still unseen (seed 004's advice to read which cards are 断张);
+  weighs huxi more while the table is short of the preset's minimum; keeps 跑/提 chances (a
+  坎 or pair whose fourth copy is live); throws isolated edge cards (一, 十, 壹, 拾) first;
+  and prefers discards that cannot feed a 碰 (no two copies unseen) or the next player's 吃
+  (kinds it or others already let go, 熟张), as seed 004 advises. It always takes a win: the
+  engine's 臭胡 rule makes a declined win costly, and no test showed a gain from declining.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..actions import GROUPS_WITH, HU, PASS, PENG, group_cards, is_group
+from ..cards import NUM_KINDS
+from ..engine import PlayerView, _bi_completable
+from ..groups import group_huxi, sequence_huxi
+from .base import Agent
+
+_BITS = 3
+_UNIT = tuple(1 << (_BITS * k) for k in range(NUM_KINDS))
+_EDGE = frozenset((0, 9, 10, 19))
+
+
+def _pack(counts) -> int:
+    p = 0
+    for k, n in enumerate(counts):
+        if n:
+            p += n * _UNIT[k]
+    return p
+
+
+def _get(p: int, k: int) -> int:
+    return (p >> (_BITS * k)) & 7
+
+
+@lru_cache(maxsize=1 << 18)
+def _structure(packed: int, live: int, w_huxi: float, edge_penalty: float) -> float:
+    """Best value of loose hand cards (no 坎) as groups, pairs, partials and singles.
+
+    ``live`` packs, per kind, how many copies may still arrive (0–4)."""
+    if packed == 0:
+        return 0.0
+    low = packed & -packed
+    i = (low.bit_length() - 1) // _BITS
+    c = _get(packed, i)
+    u = _UNIT[i]
+    p = i % 10
+    big = i >= 10
+    # a single card left alone
+    best = _structure(packed - u, live, w_huxi, edge_penalty) - (edge_penalty if i in _EDGE else 0.0)
+    li = _get(live, i)
+    # complete groups with i as their lowest card
+    if p <= 7 and _get(packed, i + 1) and _get(packed, i + 2):
+        h = sequence_huxi((i, i + 1, i + 2))
+        v = 10.0 + w_huxi * h + _structure(packed - u - _UNIT[i + 1] - _UNIT[i + 2], live,
+                                           w_huxi, edge_penalty)
+        best = max(best, v)
+    if p == 1 and _get(packed, i + 5) and _get(packed, i + 8):
+        v = 10.0 + w_huxi * (6 if big else 3) + _structure(
+            packed - u - _UNIT[i + 5] - _UNIT[i + 8], live, w_huxi, edge_penalty)
+        best = max(best, v)
+    if not big:
+        j = i + 10
+        cj = _get(packed, j)
+        if c >= 2 and cj >= 1:
+            best = max(best, 10.0 + _structure(packed - 2 * u - _UNIT[j], live, w_huxi,
+                                               edge_penalty))
+        if cj >= 2:
+            best = max(best, 10.0 + _structure(packed - u - 2 * _UNIT[j], live, w_huxi,
+                                               edge_penalty))
+        if cj >= 1:  # 绞 partial: needs another i or j
+            v = 1.0 + 0.5 * (li + _get(live, j))
+            best = max(best, v + _structure(packed - u - _UNIT[j], live, w_huxi, edge_penalty))
+    # pair: a 碰 / 偎 / 将 / 绞 chance
+    if c >= 2:
+        v = 3.0 + 1.5 * min(li, 2) + w_huxi * (0.5 if li else 0.0) * (3 if big else 1)
+        best = max(best, v + _structure(packed - 2 * u, live, w_huxi, edge_penalty))
+    # two-card partial sequences with i lowest
+    partials = []
+    if p <= 8 and _get(packed, i + 1):
+        need = (_get(live, i - 1) if p >= 1 else 0) + (_get(live, i + 2) if p <= 7 else 0)
+        partials.append((i + 1, need, (w_huxi * (6 if big else 3) * 0.3) if p in (0, 1) else 0))
+    if p <= 7 and _get(packed, i + 2):
+        partials.append((i + 2, _get(live, i + 1), (w_huxi * (6 if big else 3) * 0.3) if p == 0 else 0))
+    if p == 1:
+        for a, b in ((i + 5, i + 8), (i + 8, i + 5)):
+            if _get(packed, a):
+                partials.append((a, _get(live, b), w_huxi * (6 if big else 3) * 0.3))
+    if p == 6 and _get(packed, i + 3):  # 七十 waiting for 二
+        partials.append((i + 3, _get(live, i - 5), w_huxi * (6 if big else 3) * 0.3))
+    for j, need, bonus in partials:
+        v = 1.0 + 0.5 * min(need, 6) + bonus
+        best = max(best, v + _structure(packed - u - _UNIT[j], live, w_huxi, edge_penalty))
+    return best
+
+
+class _HeuristicAgent(Agent):
+    """Shared decision logic; subclasses set what they count and weigh."""
+
+    count_cards = False
+    safety = 0.0
+    edge_penalty = 0.0
+
+    # ------------------------------------------------------------------ knowledge
+
+    def _live(self, view: PlayerView) -> list[int]:
+        if not self.count_cards:
+            return [2] * NUM_KINDS
+        seen = list(view.hand)
+        for groups in view.table:
+            for _, cards in groups:
+                if cards is not None:
+                    for k in cards:
+                        seen[k] += 1
+        for d in view.discards:
+            for k in d:
+                seen[k] += 1
+        if view.offer is not None and view.offer[1] != "liang":
+            seen[view.offer[0]] += 1
+        return [max(0, 4 - n) for n in seen]
+
+    def _w_huxi(self, view: PlayerView) -> float:
+        if not self.count_cards:
+            return 1.0
+        table = sum(group_huxi(t, c) for t, c in view.table[view.seat])
+        return 2.0 if table < 15 else 0.7
+
+    def _value(self, hand, live, w_huxi: float) -> float:
+        loose = [n if n < 3 else 0 for n in hand]
+        v = _structure(_pack(loose), _pack([min(x, 4) for x in live]), w_huxi,
+                       self.edge_penalty)
+        for k, n in enumerate(hand):
+            if n >= 3:  # a 坎: complete, 3/6 huxi, a 提/跑 chance while the 4th copy is live
+                v += 10.0 + w_huxi * (6 if k >= 10 else 3) + (2.0 if live[k] else 0.0)
+        return v
+
+    def _discard_cost(self, view: PlayerView, k: int, live) -> float:
+        if not self.safety:
+            return 0.0
+        cost = 0.0
+        if live[k] >= 2:
+            cost += self.safety  # two unseen copies: someone may 碰 it
+        seen_discarded = any(k in d for d in view.discards)
+        if not seen_discarded:
+            cost += 0.5 * self.safety  # a 生张 may feed the next player's 吃
+        return cost
+
+    def _best_discard(self, view: PlayerView, hand, live, w, legal) -> tuple[int, float]:
+        best_a, best_v = legal[0], float("-inf")
+        for a in legal:
+            h = list(hand)
+            h[a] -= 1
+            v = self._value(h, live, w) - self._discard_cost(view, a, live)
+            if v > best_v + 1e-9:
+                best_a, best_v = a, v
+        return best_a, best_v
+
+    # ------------------------------------------------------------------ decisions
+
+    def act(self, view: PlayerView) -> int:
+        legal = list(view.legal)
+        if HU in legal:
+            return HU
+        if view.decision == "discard":
+            live = self._live(view)
+            return self._best_discard(view, view.hand, live, self._w_huxi(view), legal)[0]
+        if view.decision == "claim":
+            return self._claim(view, legal)
+        if view.decision == "bi":
+            return self._bi(view, legal)
+        return legal[0]
+
+    def _owes_after(self, view: PlayerView) -> bool:
+        me = view.seat
+        table_cards = sum(len(c) if c is not None else 3 for _, c in view.table[me])
+        n = sum(1 for t, _ in view.table[me] if t in ("pao", "ti"))
+        return sum(view.hand) + table_cards + 1 > 20 + max(0, n - 1)
+
+    def _after_take(self, view: PlayerView, hand, live, w) -> float:
+        if self._owes_after(view) and any(0 < x < 3 for x in hand):
+            options = [k for k in range(NUM_KINDS) if 0 < hand[k] < 3]
+            return self._best_discard(view, hand, live, w, options)[1]
+        return self._value(hand, live, w)
+
+    def _complete_bi(self, hand, c, live, w) -> tuple[list[int], float]:
+        """Greedy 比 completion: the group that keeps the most value at each step."""
+        h = list(hand)
+        gained = 0.0
+        while h[c] > 0:
+            best = None
+            for a in GROUPS_WITH[c]:
+                cards = group_cards(a)
+                need = [0] * NUM_KINDS
+                for k in cards:
+                    need[k] += 1
+                if any(h[k] < need[k] or h[k] >= 3 for k in cards):
+                    continue
+                rest = [h[k] - need[k] for k in range(NUM_KINDS)]
+                usable = tuple(x if x < 3 else 0 for x in rest)
+                if not _bi_completable(usable, c):
+                    continue
+                v = self._value(rest, live, w) + 10.0 + w * group_huxi("chi", cards)
+                if best is None or v > best[0]:
+                    best = (v, rest, cards)
+            if best is None:
+                return h, float("-inf")
+            h = best[1]
+            gained += 10.0 + w * group_huxi("chi", best[2])
+        return h, gained
+
+    def _claim(self, view: PlayerView, legal: list[int]) -> int:
+        live = self._live(view)
+        w = self._w_huxi(view)
+        c = view.offer[0]  # type: ignore[index]
+        best_a, best_v = PASS, self._value(view.hand, live, w)
+        for a in legal:
+            if a == PENG:
+                h = list(view.hand)
+                h[c] -= 2
+                v = self._after_take(view, h, live, w) + 10.0 + w * (3 if c >= 10 else 1) + (
+                    1.5 if live[c] else 0.0)
+            elif is_group(a):
+                cards = list(group_cards(a))
+                cards.remove(c)
+                h = list(view.hand)
+                for k in cards:
+                    h[k] -= 1
+                h, gained = self._complete_bi(h, c, live, w)
+                if gained == float("-inf"):
+                    continue
+                v = self._after_take(view, h, live, w) + gained + 10.0 + w * group_huxi(
+                    "chi", group_cards(a))
+            else:
+                continue
+            if v > best_v + 1e-9:
+                best_a, best_v = a, v
+        return best_a
+
+    def _bi(self, view: PlayerView, legal: list[int]) -> int:
+        live = self._live(view)
+        w = self._w_huxi(view)
+        best_a, best_v = legal[0], float("-inf")
+        for a in legal:
+            if not is_group(a):
+                continue
+            h = list(view.hand)
+            for k in group_cards(a):
+                h[k] -= 1
+            v = self._value(h, live, w) + w * group_huxi("chi", group_cards(a))
+            if v > best_v:
+                best_a, best_v = a, v
+        return best_a
+
+
+class GreedyAgent(_HeuristicAgent):
+    """Always wins; claims and discards by immediate hand value (no card counting)."""
+
+    name = "greedy"
+
+
+class ExpertAgent(_HeuristicAgent):
+    """Card counting, huxi-aware valuation, safe and edge-first discards."""
+
+    name = "expert"
+    count_cards = True
+    safety = 1.0
+    edge_penalty = 0.4

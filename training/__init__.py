@@ -1,0 +1,1 @@
+"""Training and evaluation for paohuzi-env: the duplicate-deal harness and the PPO trainer."""

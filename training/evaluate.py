@@ -1,0 +1,292 @@
+"""Duplicate-deal evaluation: ``paohuzi-eval CANDIDATE --vs OPPONENT [...]``.
+
+Each deal (a seeded deck and dealer) is played three times, the candidate in each seat in turn
+against the opponents (seat rotation), so the luck of the deal cancels. Confidence intervals are
+computed over deals (the candidate's mean points over the three rotations of a deal), never over
+games. Agents are specs: ``random``, ``greedy``, ``expert``, ``checkpoint:PATH``.
+
+Results are identical for the same seed whatever the number of worker processes: every deal and
+every agent seat draws from its own ``SeedSequence`` keyed by (seed, deal, rotation, seat).
+
+``--league A B C ...`` plays a round robin (each agent as candidate against every other) and
+rates all agents with OpenSkill (Plackett–Luce) from the finishing order of every game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from multiprocessing import get_context
+
+import numpy as np
+
+from paohuzi_env.agents import make_agent
+from paohuzi_env.engine import Game
+from paohuzi_env.rules import as_rules, get_rules, preset_names
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One game: the candidate's seat and outcome."""
+
+    deal: int
+    rotation: int
+    points: int
+    won: bool
+    hu: bool
+    dealer: bool
+    scores: tuple[int, int, int]
+
+
+def _seed_of(seed: int, *keys: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence([seed, *keys])
+
+
+def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, rules) -> list[GameRow]:
+    """The three rotations of one deal."""
+    rules = as_rules(rules)
+    base = Game(rules, seed=_seed_of(seed, deal))
+    rows = []
+    for rot in range(3):
+        game = Game(rules, deck=base.deck, dealer=base.dealer)
+        specs = {rot: candidate, (rot + 1) % 3: opponents[0], (rot + 2) % 3: opponents[1]}
+        agents = {s: make_agent(specs[s], seed=_seed_of(seed, deal, rot, s)) for s in range(3)}
+        while not game.done:
+            s = game.current_player
+            game.step(agents[s](game.view(s)))
+        r = game.result
+        rows.append(GameRow(deal, rot, r.scores[rot], r.winner == rot, r.winner is not None,
+                            game.dealer == rot, r.scores))
+    return rows
+
+
+def _work(args) -> list[GameRow]:
+    candidate, opponents, deals, seed, rules = args
+    out: list[GameRow] = []
+    for d in deals:
+        out.extend(play_deal(candidate, opponents, d, seed, rules))
+    return out
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a proportion k/n."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, mid - half), min(1.0, mid + half))
+
+
+def mean_ci(values: Sequence[float], z: float = 1.96) -> tuple[float, float, float]:
+    """Mean and normal-approximation 95% interval (sample standard deviation)."""
+    n = len(values)
+    if n == 0:
+        return (0.0, 0.0, 0.0)
+    m = float(np.mean(values))
+    if n == 1:
+        return (m, m, m)
+    half = z * float(np.std(values, ddof=1)) / math.sqrt(n)
+    return (m, m - half, m + half)
+
+
+def summarise(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str],
+              n_deals: int, seconds: float, rules_name: str) -> dict:
+    """The evaluation table as a dict (JSON-ready)."""
+    per_deal: dict[int, list[int]] = {}
+    for r in rows:
+        per_deal.setdefault(r.deal, []).append(r.points)
+    deal_means = [float(np.mean(v)) for _, v in sorted(per_deal.items())]
+    m, lo, hi = mean_ci(deal_means)
+    games = len(rows)
+    wins = sum(r.won for r in rows)
+    wlo, whi = wilson(wins, games)
+    dealer = [r.points for r in rows if r.dealer]
+    other = [r.points for r in rows if not r.dealer]
+    dm, dlo, dhi = mean_ci(dealer)
+    om, olo, ohi = mean_ci(other)
+    return {
+        "candidate": candidate, "opponents": list(opponents), "rules": rules_name,
+        "deals": n_deals, "games": games,
+        "mean_points": m, "ci95": [lo, hi],
+        "win_rate": wins / games if games else 0.0, "win_rate_ci95": [wlo, whi],
+        "hu_rate": sum(r.hu for r in rows) / games if games else 0.0,
+        "draw_rate": sum(not r.hu for r in rows) / games if games else 0.0,
+        "dealer": {"games": len(dealer), "mean_points": dm, "ci95": [dlo, dhi]},
+        "non_dealer": {"games": len(other), "mean_points": om, "ci95": [olo, ohi]},
+        "wall_seconds": seconds,
+    }
+
+
+def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals: int = 1000,
+             seed: int = 0, rules="huaihua", workers: int | None = None,
+             progress: bool = True) -> dict:
+    """Duplicate-deal evaluation of ``candidate`` against ``opponents``.
+
+    Args:
+        candidate: an agent spec.
+        opponents: one spec for both other seats, or two specs (next, previous seat).
+        deals: number of deals (each played three times).
+        seed: the evaluation seed; the same seed gives the same deals and numbers.
+        rules: a preset name or Rules.
+        workers: processes (default: all cores); results do not depend on it.
+        progress: show a progress bar.
+
+    Returns:
+        The summary dict of :func:`summarise`, plus ``rows`` (per game).
+    """
+    if isinstance(opponents, str):
+        opponents = [opponents, opponents]
+    opponents = list(opponents)
+    if len(opponents) != 2:
+        raise ValueError(f"opponents must be one spec or two, got {opponents}")
+    for spec in [candidate, *opponents]:
+        make_agent(spec, seed=0)  # fail early with a clear message
+    if deals < 1:
+        raise ValueError(f"deals must be >= 1, got {deals}")
+    rules = as_rules(rules)
+    workers = workers or os.cpu_count() or 1
+    chunk = max(1, min(25, deals // (4 * workers) or 1))
+    jobs = [(candidate, opponents, list(range(i, min(deals, i + chunk))), seed, rules)
+            for i in range(0, deals, chunk)]
+    start = time.perf_counter()
+    rows: list[GameRow] = []
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=deals, desc=f"{candidate} vs {'/'.join(opponents)}", unit="deal",
+                   file=sys.stderr, leave=False)
+    if workers == 1:
+        for job in jobs:
+            rows.extend(_work(job))
+            if bar:
+                bar.update(len(job[2]))
+    else:
+        with get_context("fork").Pool(workers) as pool:
+            for part in pool.imap(_work, jobs):
+                rows.extend(part)
+                if bar:
+                    bar.update(len(part) // 3)
+    if bar:
+        bar.close()
+    rows.sort(key=lambda r: (r.deal, r.rotation))
+    out = summarise(rows, candidate, opponents, deals, time.perf_counter() - start, rules.name)
+    out["rows"] = rows
+    return out
+
+
+def league(agents: Sequence[str], *, deals: int = 200, seed: int = 0, rules="huaihua",
+           workers: int | None = None, progress: bool = True) -> dict:
+    """Round robin: every agent against every other (as candidate vs two copies), with
+    OpenSkill Plackett–Luce ratings from each game's finishing order."""
+    from openskill.models import PlackettLuce
+
+    if len(set(agents)) < 2:
+        raise ValueError("a league needs at least two different agents")
+    model = PlackettLuce()
+    ratings = {a: model.rating(name=a) for a in agents}
+    pairs = {}
+    for a in agents:
+        for b in agents:
+            if a == b:
+                continue
+            res = evaluate(a, b, deals=deals, seed=seed, rules=rules, workers=workers,
+                           progress=progress)
+            pairs[f"{a} vs {b}"] = {k: v for k, v in res.items() if k != "rows"}
+            for r in res["rows"]:
+                seats = [a if s == r.rotation else b for s in range(3)]
+                teams = [[ratings[x]] for x in seats]
+                # Plackett–Luce ranks: lower is better; ties share a rank.
+                ranks = [-p for p in r.scores]
+                new = model.rate(teams, ranks=ranks)
+                # an agent seated twice takes the mean of its two updates
+                upd: dict[str, list] = {}
+                for x, t in zip(seats, new):
+                    upd.setdefault(x, []).append(t[0])
+                for x, lst in upd.items():
+                    mu = sum(p.mu for p in lst) / len(lst)
+                    sigma = sum(p.sigma for p in lst) / len(lst)
+                    ratings[x] = model.rating(mu=mu, sigma=sigma, name=x)
+    table = sorted(
+        ({"agent": a, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
+         for a, r in ratings.items()), key=lambda d: -d["ordinal"])
+    return {"ratings": table, "matches": pairs}
+
+
+def _fmt_ci(m: float, ci: Sequence[float]) -> str:
+    return f"{m:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]"
+
+
+def print_table(results: Sequence[dict]) -> None:
+    """A rich table of evaluation summaries."""
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title="duplicate-deal evaluation (points per hand, 95% CI over deals)")
+    for col in ("candidate", "vs", "rules", "deals", "mean points", "win rate", "hu rate",
+                "荒庄 rate", "as dealer", "non-dealer", "s"):
+        t.add_column(col)
+    for r in results:
+        t.add_row(
+            r["candidate"], "/".join(r["opponents"]), r["rules"], str(r["deals"]),
+            _fmt_ci(r["mean_points"], r["ci95"]),
+            f"{r['win_rate']:.3f} [{r['win_rate_ci95'][0]:.3f}, {r['win_rate_ci95'][1]:.3f}]",
+            f"{r['hu_rate']:.3f}", f"{r['draw_rate']:.3f}",
+            f"{r['dealer']['mean_points']:+.2f}", f"{r['non_dealer']['mean_points']:+.2f}",
+            f"{r['wall_seconds']:.0f}",
+        )
+    Console(width=max(160, Console().width)).print(t)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="paohuzi-eval", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("candidate", nargs="?", help="agent spec (random, greedy, expert, checkpoint:PATH)")
+    p.add_argument("--vs", nargs="+", default=["expert"],
+                   help="opponent specs: one for both seats or two (default: expert)")
+    p.add_argument("--league", nargs="+", metavar="AGENT", help="round robin with OpenSkill ratings")
+    p.add_argument("--deals", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rules", default="huaihua", help=f"preset: {', '.join(preset_names())}")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    p.add_argument("--json", help="write the results to this JSON file")
+    p.add_argument("--no-progress", action="store_true")
+    a = p.parse_args(argv)
+    try:
+        rules = get_rules(a.rules)
+        if a.league:
+            res = league(a.league, deals=a.deals, seed=a.seed, rules=rules, workers=a.workers,
+                         progress=not a.no_progress)
+            print_table(list(res["matches"].values()))
+            for r in res["ratings"]:
+                print(f"{r['agent']:<30} mu {r['mu']:7.2f}  sigma {r['sigma']:5.2f}  "
+                      f"ordinal {r['ordinal']:7.2f}")
+            out = res
+        else:
+            if not a.candidate:
+                p.error("give a candidate agent spec, or --league")
+            opp = a.vs if len(a.vs) == 2 else [a.vs[0], a.vs[0]]
+            res = evaluate(a.candidate, opp, deals=a.deals, seed=a.seed, rules=rules,
+                           workers=a.workers, progress=not a.no_progress)
+            res.pop("rows")
+            print_table([res])
+            out = res
+    except ValueError as e:
+        print(f"paohuzi-eval: error: {e}", file=sys.stderr)
+        return 2
+    if a.json:
+        with open(a.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, ensure_ascii=False, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
