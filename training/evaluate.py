@@ -56,7 +56,8 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
     for rot in range(3):
         game = Game(rules, deck=base.deck, dealer=base.dealer)
         specs = {rot: candidate, (rot + 1) % 3: opponents[0], (rot + 2) % 3: opponents[1]}
-        agents = {s: make_agent(specs[s], seed=_seed_of(seed, deal, rot, s)) for s in range(3)}
+        agents = {s: make_agent(specs[s], seed=_seed_of(seed, deal, rot, s), rules=rules)
+                  for s in range(3)}
         while not game.done:
             s = game.current_player
             game.step(agents[s](game.view(s)))

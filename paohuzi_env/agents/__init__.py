@@ -13,8 +13,8 @@ from .heuristic import ExpertAgent, GreedyAgent
 AGENT_NAMES = ("random", "greedy", "expert")
 
 
-def make_agent(spec: str, seed=None) -> Agent:
-    """An agent from a spec string.
+def make_agent(spec: str, seed=None, rules="huaihua") -> Agent:
+    """An agent from a spec string, for the given rules (a preset name or Rules).
 
     Raises:
         ValueError: for an unknown spec, naming the valid ones.
@@ -22,9 +22,9 @@ def make_agent(spec: str, seed=None) -> Agent:
     if spec == "random":
         return RandomAgent(seed)
     if spec == "greedy":
-        return GreedyAgent(seed)
+        return GreedyAgent(seed, rules)
     if spec == "expert":
-        return ExpertAgent(seed)
+        return ExpertAgent(seed, rules)
     if spec.startswith("checkpoint:"):
         try:
             from training.policy import load_checkpoint_agent
@@ -33,7 +33,7 @@ def make_agent(spec: str, seed=None) -> Agent:
                 f"agent spec {spec!r} needs the trainer (pip install -e '.[train]' and run "
                 f"from the repository root): {e}"
             ) from None
-        return load_checkpoint_agent(spec.split(":", 1)[1], seed=seed)
+        return load_checkpoint_agent(spec.split(":", 1)[1], seed=seed, rules=rules)
     raise ValueError(
         f"unknown agent spec {spec!r}; valid: {', '.join(AGENT_NAMES)}, checkpoint:PATH"
     )
