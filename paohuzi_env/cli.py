@@ -67,11 +67,30 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dihu", action="store_true", help="地胡")
     s.add_argument("--rules", default="huaihua", help=f"preset: {', '.join(preset_names())}")
     s.set_defaults(func=cmd_score)
+    pl = sub.add_parser("play", help="play against two bots in the terminal")
+    pl.add_argument("--opponents", nargs=2, default=["expert", "expert"],
+                    metavar=("NEXT", "PREV"), help="bot specs (random, greedy, expert, checkpoint:PATH)")
+    pl.add_argument("--rules", default="huaihua", help=f"preset: {', '.join(preset_names())}")
+    pl.add_argument("--seed", type=int, default=0)
+    pl.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    pl.add_argument("--records", default="paohuzi-records", help="folder for hand records")
+    pl.set_defaults(func=cmd_play)
     r = sub.add_parser("play-random", help="play one hand with random legal moves and print it")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--rules", default="huaihua", help=f"preset: {', '.join(preset_names())}")
     r.set_defaults(func=cmd_play_random)
     return p
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from .agents import make_agent
+    from .play import play
+
+    rules = get_rules(args.rules)
+    for spec in args.opponents:
+        make_agent(spec, seed=0, rules=rules)  # a bad spec fails before the first hand
+    play(tuple(args.opponents), rules, seed=args.seed, hands=args.hands, records=args.records)
+    return 0
 
 
 def cmd_play_random(args: argparse.Namespace) -> int:
