@@ -310,22 +310,6 @@ def evaluate_counts(
             碰 on the table does not make it a 跑 (R-FLOW-4.2).
     """
     h = list(hand)
-    red = big = small = 0
-    all_counts = list(hand)
-    for _, cards in melds:
-        for k in cards:
-            all_counts[k] += 1
-    if win_card is not None:
-        all_counts[win_card] += 1
-    for k, n in enumerate(all_counts):
-        if n:
-            if _RED[k]:
-                red += n
-            if k >= 10:
-                big += n
-            else:
-                small += n
-
     # Locked parts of the hand: four-of-a-kinds count as 提, three as 坎 (R-GROUP-1).
     locked: list[Group] = []
     for k in range(NUM_KINDS):
@@ -369,9 +353,8 @@ def evaluate_counts(
                 t = tuple(m for m in table if m is not meld_of_c) + (("pao", (c,) * 4),)
                 readings.append((t, tuple(locked), loose))
 
-    table_has_seq = any(m[0] == "chi" for m in melds)
-    shuahou = c is not None and sum(hand) == 1
-    best: tuple | None = None
+    # Phase 1: which readings decompose into exactly 7 门子 (most calls end here).
+    solvable = []
     for t, lk, lo in readings:
         n_paoti = sum(1 for g in t if g[0] in ("pao", "ti")) + sum(
             1 for g in lk if g[0] in ("pao", "ti")
@@ -384,8 +367,36 @@ def evaluate_counts(
         if len(t) + len(lk) + rest // 3 + (1 if need_pair else 0) != 7:
             continue  # R-WIN-1: exactly 7 门子
         solved = _solve(_pack(lo), need_pair)
-        if solved is None:
-            continue
+        if solved is not None:
+            solvable.append((t, lk, solved))
+    forced_tianhu = False
+    if tianhu and c is None and not melds:
+        n4 = sum(1 for n in h if n == 4)
+        n3 = sum(1 for n in h if n == 3)
+        forced_tianhu = n4 >= 3 or n4 + n3 >= 5
+    if not solvable and not forced_tianhu:
+        return None
+
+    # Phase 2: colours and sizes of the whole winning hand (R-SCORE-3), then scores.
+    red = big = small = 0
+    all_counts = list(hand)
+    for _, cards in melds:
+        for k in cards:
+            all_counts[k] += 1
+    if win_card is not None:
+        all_counts[win_card] += 1
+    for k, n in enumerate(all_counts):
+        if n:
+            if _RED[k]:
+                red += n
+            if k >= 10:
+                big += n
+            else:
+                small += n
+    table_has_seq = any(m[0] == "chi" for m in melds)
+    shuahou = c is not None and sum(hand) == 1
+    best: tuple | None = None
+    for t, lk, solved in solvable:
         fixed = sum(group_huxi(g, cards) for g, cards in t) + sum(
             group_huxi(g, cards) for g, cards in lk
         )
@@ -405,31 +416,28 @@ def evaluate_counts(
             if best is None or cand[:2] > best[:2]:
                 best = cand
 
-    if tianhu and c is None and not melds:
-        n4 = sum(1 for n in h if n == 4)
-        n3 = sum(1 for n in h if n == 3)
-        if n4 >= 3 or n4 + n3 >= 5:
-            # R-START-1 forced 天胡: 提 and 坎 count; the rest adds its best decomposition
-            # (with at most one 将) if it has one, else 0 and it stays loose.
-            fixed = sum(group_huxi(g, cards) for g, cards in locked)
-            rest_groups: tuple[Group, ...] = ()
-            rest_h = 0
-            packed = _pack(loose)
-            for need in (False, True):
-                s = _solve(packed, need)
-                if s is not None and s[0] >= rest_h and (not rest_groups or s[0] > rest_h):
-                    rest_h, rest_groups = s[0], s[1]
-            if packed and not rest_groups:
-                rest_groups = (("loose", tuple(kinds_of(loose))),)
-            huxi = fixed + rest_h
-            sc = _score(
-                rules, huxi, False, red, big, small, self_drawn=self_drawn, haidi=haidi,
-                tianhu=True, dihu=False, shuahou=False, forced=True,
-            )
-            assert sc is not None
-            cand = (sc[2], huxi, sc, tuple(locked) + rest_groups)
-            if best is None or cand[:2] > best[:2]:
-                best = cand
+    if forced_tianhu:
+        # R-START-1 forced 天胡: 提 and 坎 count; the rest adds its best decomposition
+        # (with at most one 将) if it has one, else 0 and it stays loose.
+        fixed = sum(group_huxi(g, cards) for g, cards in locked)
+        rest_groups: tuple[Group, ...] = ()
+        rest_h = 0
+        packed = _pack(loose)
+        for need in (False, True):
+            s = _solve(packed, need)
+            if s is not None and s[0] >= rest_h and (not rest_groups or s[0] > rest_h):
+                rest_h, rest_groups = s[0], s[1]
+        if packed and not rest_groups:
+            rest_groups = (("loose", tuple(kinds_of(loose))),)
+        huxi = fixed + rest_h
+        sc = _score(
+            rules, huxi, False, red, big, small, self_drawn=self_drawn, haidi=haidi,
+            tianhu=True, dihu=False, shuahou=False, forced=True,
+        )
+        assert sc is not None
+        cand = (sc[2], huxi, sc, tuple(locked) + rest_groups)
+        if best is None or cand[:2] > best[:2]:
+            best = cand
 
     if best is None:
         return None

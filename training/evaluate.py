@@ -128,7 +128,7 @@ def summarise(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str],
 
 def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals: int = 1000,
              seed: int = 0, rules="huaihua", workers: int | None = None,
-             progress: bool = True) -> dict:
+             progress: bool = True, mp_context: str = "fork") -> dict:
     """Duplicate-deal evaluation of ``candidate`` against ``opponents``.
 
     Args:
@@ -139,6 +139,8 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
         rules: a preset name or Rules.
         workers: processes (default: all cores); results do not depend on it.
         progress: show a progress bar.
+        mp_context: ``fork`` (default; works from any script) or ``spawn`` (for processes
+            that already run torch threads, like the trainer).
 
     Returns:
         The summary dict of :func:`summarise`, plus ``rows`` (per game).
@@ -171,7 +173,7 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
             if bar:
                 bar.update(len(job[2]))
     else:
-        with get_context("fork").Pool(workers) as pool:
+        with get_context(mp_context).Pool(workers) as pool:
             for part in pool.imap(_work, jobs):
                 rows.extend(part)
                 if bar:

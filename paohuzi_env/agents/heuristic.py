@@ -106,6 +106,25 @@ def _structure(packed: int, live: int, w_huxi: float, edge_penalty: float) -> fl
     return best
 
 
+@lru_cache(maxsize=1 << 16)
+def _win_scores(hand: tuple[int, ...], melds: tuple, rules) -> tuple[tuple[int, int], ...]:
+    """(kind, score) for every card that would win this holding: a 自摸 where our own draw
+    would be revealed (no forced 偎/提), else on another player's draw."""
+    out = []
+    wei = {cards[0] for t, cards in melds if t in ("wei", "chou_wei")}
+    for c in range(NUM_KINDS):
+        if hand[c] >= 3:
+            continue
+        win = None
+        if hand[c] < 2 and c not in wei:
+            win = evaluate_counts(hand, melds, c, rules, self_drawn=True)
+        if win is None:
+            win = evaluate_counts(hand, melds, c, rules)
+        if win is not None:
+            out.append((c, win.score))
+    return tuple(out)
+
+
 class _HeuristicAgent(Agent):
     """Shared decision logic; subclasses set what they count and weigh."""
 
@@ -161,20 +180,10 @@ class _HeuristicAgent(Agent):
         """Live-weighted points of the cards that would win this holding (0 if none)."""
         if not self.wait_weight:
             return 0.0
-        key = tuple(hand)
         total = 0.0
-        for c in range(NUM_KINDS):
-            if live[c] <= 0 or c in view.hu_blocked or hand[c] >= 3:
-                continue
-            win = None
-            if hand[c] < 2 and not any(t in ("wei", "chou_wei") and cards[0] == c
-                                       for t, cards in melds):
-                # our own draw is revealed (no forced 偎/提): a 自摸 chance
-                win = evaluate_counts(key, melds, c, self.rules, self_drawn=True)
-            if win is None:
-                win = evaluate_counts(key, melds, c, self.rules)
-            if win is not None:
-                total += live[c] * win.score
+        for c, score in _win_scores(tuple(hand), melds, self.rules):
+            if live[c] > 0 and c not in view.hu_blocked:
+                total += live[c] * score
         return self.wait_weight * total
 
     def _melds(self, view: PlayerView, extra=()) -> tuple:
@@ -196,12 +205,19 @@ class _HeuristicAgent(Agent):
     def _best_discard(self, view: PlayerView, hand, live, w, legal, melds=None) -> tuple[int, float]:
         if melds is None:
             melds = self._melds(view)
-        best_a, best_v = legal[0], float("-inf")
+        scored = []
         for a in legal:
             h = list(hand)
             h[a] -= 1
-            v = (self._value(h, live, w) - self._discard_cost(view, a, live)
-                 + self._waits(view, h, melds, live))
+            scored.append((self._value(h, live, w) - self._discard_cost(view, a, live), a, h))
+        if self.wait_weight:
+            # exact waits only for the structurally best few: a hand one card from winning
+            # has all but one group complete, so it is among them
+            scored.sort(key=lambda x: -x[0])
+            scored = [(v + self._waits(view, h, melds, live), a, h) if i < 3 else (v, a, h)
+                      for i, (v, a, h) in enumerate(scored)]
+        best_a, best_v = legal[0], float("-inf")
+        for v, a, _ in sorted(scored, key=lambda x: x[1]):
             if v > best_v + 1e-9:
                 best_a, best_v = a, v
         return best_a, best_v

@@ -1,0 +1,173 @@
+"""The PPO configuration: one dataclass, a docstring under each field, YAML + command line.
+
+``load_config("configs/ppo.yaml", ["total_steps=20000", "workers=1"])`` reads the file and
+applies ``key=value`` overrides; unknown keys and values of the wrong type are errors that
+name the valid keys.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+@dataclass
+class PPOConfig:
+    run_name: str = "ppo"
+    """Run folder name under ``runs/`` (TensorBoard) and ``checkpoints/``; the seed is appended."""
+    seed: int = 1
+    """Seeds every generator: workers, opponents, torch, evaluation."""
+    rules: str = "huaihua"
+    """Rules preset the agent is trained and evaluated under."""
+    rules_overrides: dict = field(default_factory=dict)
+    """Overrides of the preset (keys of :class:`paohuzi_env.rules.Rules`)."""
+    total_steps: int = 2_000_000
+    """Learner decisions (transitions) to train on."""
+    workers: int = 0
+    """Rollout processes; 0 means one per CPU core."""
+    games_per_worker: int = 32
+    """Hands stepped together in each worker, one batched forward pass per tick."""
+    steps_per_worker: int = 1024
+    """Learner transitions each worker sends per iteration (whole trajectories only)."""
+    hidden: int = 256
+    """Width of the two hidden layers of the actor and the critic."""
+    central_critic: bool = False
+    """The critic also sees ``env.state()``-style full information (the actor never does)."""
+    learning_rate: float = 3e-4
+    """Adam learning rate."""
+    anneal_lr: bool = True
+    """Linearly anneal the learning rate to zero over ``total_steps``."""
+    gamma: float = 1.0
+    """Discount over a seat's decisions within one hand (hands are short and end-rewarded)."""
+    gae_lambda: float = 0.95
+    """GAE lambda, over each (hand, seat) trajectory separately."""
+    update_epochs: int = 4
+    """Optimisation epochs over each batch."""
+    minibatch_size: int = 1024
+    """Transitions per gradient step."""
+    clip_coef: float = 0.2
+    """PPO ratio clip."""
+    clip_vloss: bool = True
+    """Clip the value loss like the policy loss (CleanRL's default)."""
+    ent_coef: float = 0.01
+    """Entropy bonus, over legal actions only."""
+    vf_coef: float = 0.5
+    """Value-loss weight."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping norm."""
+    target_kl: float | None = 0.05
+    """Stop an update's epochs early once the approximate KL exceeds this (None: never)."""
+    reward: str = "normalized"
+    """Reward of a hand: ``score``, ``win`` or ``normalized`` (points / 64, clipped)."""
+    opponent_self: float = 0.3
+    """Share of hands where the current policy sits in all three seats."""
+    opponent_snapshots: float = 0.2
+    """Share of hands against two past snapshots (sampled preferring those that beat it)."""
+    opponent_bots: dict = field(default_factory=lambda: {"expert": 0.4, "greedy": 0.1})
+    """Shares of hands against two copies of each rule-based bot."""
+    snapshot_every: int = 20
+    """Iterations between snapshots added to the opponent pool."""
+    snapshot_pool: int = 8
+    """Most snapshots kept in the pool."""
+    bc_steps: int = 0
+    """Behaviour-cloning warm start: expert decisions to imitate before PPO (0: none)."""
+    bc_epochs: int = 3
+    """Epochs over the behaviour-cloning data."""
+    eval_every: int = 25
+    """Iterations between evaluations through the duplicate-deal harness (0: never)."""
+    eval_deals: int = 100
+    """Deals per periodic evaluation (each played three times)."""
+    eval_opponents: list = field(default_factory=lambda: ["expert", "greedy"])
+    """Opponents of the periodic evaluations."""
+    final_eval_deals: int = 300
+    """Deals of the evaluation against every baseline that ends a run (0: none)."""
+    save_every: int = 10
+    """Iterations between checkpoints (a checkpoint is also written at the end)."""
+    device: str = "auto"
+    """``auto`` (CUDA when present, else CPU), ``cpu`` or ``cuda``."""
+
+
+def config_fields() -> list[str]:
+    """The valid configuration keys."""
+    return [f.name for f in dataclasses.fields(PPOConfig)]
+
+
+_OPTIONAL = ("target_kl",)
+
+
+def _coerce(name: str, value: Any) -> Any:
+    f = {f.name: f for f in dataclasses.fields(PPOConfig)}[name]
+    default = getattr(PPOConfig(), name)
+    if name in _OPTIONAL and (value is None or str(value).lower() in ("none", "null", "~")):
+        return None
+    if isinstance(value, str) and not isinstance(default, str):
+        value = yaml.safe_load(value)
+    t = type(default)
+    if t is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if t is bool and not isinstance(value, bool):
+        raise ValueError(f"config {name!r} must be true/false, got {value!r}")
+    if not isinstance(value, t) or (t is int and isinstance(value, bool)):
+        raise ValueError(f"config {name!r} must be {t.__name__}, got {value!r} ({f.type})")
+    return value
+
+
+def make_config(values: dict[str, Any]) -> PPOConfig:
+    """A config from a mapping; unknown keys raise ``ValueError`` listing the valid ones."""
+    unknown = sorted(set(values) - set(config_fields()))
+    if unknown:
+        raise ValueError(f"unknown config key(s) {unknown}; valid keys: {config_fields()}")
+    cfg = PPOConfig(**{k: _coerce(k, v) for k, v in values.items()})
+    validate(cfg)
+    return cfg
+
+
+def validate(cfg: PPOConfig) -> None:
+    """Range checks with messages that say what is allowed."""
+    from paohuzi_env.rules import get_rules
+
+    get_rules(cfg.rules, **cfg.rules_overrides)
+    if cfg.reward not in ("score", "win", "normalized"):
+        raise ValueError(f"config 'reward' must be score, win or normalized, got {cfg.reward!r}")
+    for name in ("total_steps", "games_per_worker", "steps_per_worker", "hidden",
+                 "update_epochs", "minibatch_size"):
+        if getattr(cfg, name) < 1:
+            raise ValueError(f"config {name!r} must be >= 1, got {getattr(cfg, name)}")
+    if cfg.workers < 0:
+        raise ValueError(f"config 'workers' must be >= 0, got {cfg.workers}")
+    shares = [cfg.opponent_self, cfg.opponent_snapshots, *cfg.opponent_bots.values()]
+    if any(s < 0 for s in shares) or sum(shares) <= 0:
+        raise ValueError("opponent shares must be non-negative and not all zero")
+    bad = sorted(set(cfg.opponent_bots) - {"random", "greedy", "expert"})
+    if bad:
+        raise ValueError(f"unknown bot(s) {bad} in opponent_bots; valid: random, greedy, expert")
+    if cfg.device not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"config 'device' must be auto, cpu or cuda, got {cfg.device!r}")
+
+
+def load_config(path: str | Path | None, overrides: list[str] | None = None) -> PPOConfig:
+    """Read a YAML config and apply ``key=value`` overrides."""
+    values: dict[str, Any] = {}
+    if path is not None:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: a config file must be a YAML mapping")
+        values.update(data)
+    for item in overrides or []:
+        if "=" not in item:
+            raise ValueError(f"override {item!r} must look like key=value")
+        k, v = item.split("=", 1)
+        values[k.strip()] = v
+    try:
+        return make_config(values)
+    except ValueError as e:
+        raise ValueError(f"{path or 'config'}: {e}") from None
+
+
+def to_dict(cfg: PPOConfig) -> dict[str, Any]:
+    """The resolved config as plain data."""
+    return dataclasses.asdict(cfg)

@@ -1,0 +1,77 @@
+"""The actor-critic network and masked action distributions."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from paohuzi_env.actions import NUM_ACTIONS
+from paohuzi_env.observation import OBS_SIZE
+
+MASK_VALUE = -1e8
+"""Logit of an illegal action: large, finite and negative (never -inf, which breaks the
+gradient and the entropy)."""
+STATE_EXTRA = 160
+"""Full-information features a central critic adds (see :func:`critic_extra`)."""
+
+
+def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> nn.Linear:
+    torch.nn.init.orthogonal_(layer.weight, std)
+    torch.nn.init.constant_(layer.bias, bias)
+    return layer
+
+
+class ActorCritic(nn.Module):
+    """Two MLPs: the actor reads the seat's observation; the critic reads it too, plus the
+    full-information features when ``central_critic`` is on."""
+
+    def __init__(self, hidden: int = 256, central_critic: bool = False) -> None:
+        super().__init__()
+        self.central_critic = central_critic
+        self.actor = nn.Sequential(
+            layer_init(nn.Linear(OBS_SIZE, hidden)), nn.ReLU(),
+            layer_init(nn.Linear(hidden, hidden)), nn.ReLU(),
+            layer_init(nn.Linear(hidden, NUM_ACTIONS), std=0.01),
+        )
+        cin = OBS_SIZE + (STATE_EXTRA if central_critic else 0)
+        self.critic = nn.Sequential(
+            layer_init(nn.Linear(cin, hidden)), nn.ReLU(),
+            layer_init(nn.Linear(hidden, hidden)), nn.ReLU(),
+            layer_init(nn.Linear(hidden, 1), std=1.0),
+        )
+
+    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        logits = self.actor(obs)
+        return torch.where(mask, logits, torch.full_like(logits, MASK_VALUE))
+
+    def value(self, obs: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
+        x = obs if not self.central_critic else torch.cat([obs, extra], dim=-1)
+        return self.critic(x).squeeze(-1)
+
+    def evaluate(self, obs, mask, action, extra=None):
+        """log-prob of ``action``, entropy over legal actions, and value."""
+        logits = self.masked_logits(obs, mask)
+        logp_all = torch.log_softmax(logits, dim=-1)
+        p = logp_all.exp()
+        entropy = -(torch.where(mask, p * logp_all, torch.zeros_like(p))).sum(-1)
+        logp = logp_all.gather(-1, action.unsqueeze(-1)).squeeze(-1)
+        return logp, entropy, self.value(obs, extra)
+
+
+def critic_extra(game, seat: int) -> np.ndarray:
+    """Full-information features for a central critic: the other two hands (2 × 20, count / 4),
+    their hidden 偎 kinds (2 × 20), the wall by kind (20, count / 4) and the next three wall
+    cards (3 × 20 one-hot); seat-relative."""
+    x = np.zeros(STATE_EXTRA, dtype=np.float32)
+    for r in (1, 2):
+        s = (seat + r) % 3
+        x[20 * (r - 1): 20 * r] = np.asarray(game.hands[s], np.float32) / 4
+        for t, cards in game.melds[s]:
+            if t == "wei":
+                x[40 + 20 * (r - 1) + cards[0]] = 1.0
+    for k in game.deck[game.wall_pos:]:
+        x[80 + k] += 0.25
+    for i, k in enumerate(game.deck[game.wall_pos: game.wall_pos + 3]):
+        x[100 + 20 * i + k] = 1.0
+    return x

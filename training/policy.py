@@ -1,0 +1,55 @@
+"""A trained policy as an agent: ``checkpoint:PATH`` in the evaluation harness and ``paohuzi play``."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from paohuzi_env.actions import NUM_ACTIONS
+from paohuzi_env.agents.base import Agent
+from paohuzi_env.engine import PlayerView
+from paohuzi_env.observation import encode
+from paohuzi_env.rules import as_rules
+
+from .checkpoint import load_checkpoint
+from .model import ActorCritic
+
+
+def model_from_checkpoint(data: dict) -> ActorCritic:
+    cfg = data["config"]
+    model = ActorCritic(cfg["hidden"], cfg["central_critic"])
+    try:
+        model.load_state_dict(data["model"])
+    except RuntimeError as e:
+        raise ValueError(f"checkpoint weights do not fit the network of its config: {e}") from None
+    model.eval()
+    return model
+
+
+class PolicyAgent(Agent):
+    """Acts with the policy's most probable legal action (or samples, ``sample=True``)."""
+
+    name = "policy"
+
+    def __init__(self, model: ActorCritic, seed=None, sample: bool = False) -> None:
+        super().__init__(seed)
+        self.model = model
+        self.sample = sample
+
+    @torch.no_grad()
+    def act(self, view: PlayerView) -> int:
+        obs = torch.from_numpy(encode(view)).unsqueeze(0)
+        mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
+        mask[0, list(view.legal)] = True
+        logits = self.model.masked_logits(obs, mask)[0]
+        if not self.sample:
+            return int(torch.argmax(logits))
+        p = torch.softmax(logits, -1).numpy().astype(np.float64)
+        return int(self.rng.choice(NUM_ACTIONS, p=p / p.sum()))
+
+
+def load_checkpoint_agent(path: str, seed=None, rules="huaihua") -> PolicyAgent:
+    """The agent of a checkpoint; it must have been trained under ``rules``' preset."""
+    data = load_checkpoint(path, rules_name=as_rules(rules).name)
+    torch.set_num_threads(1)
+    return PolicyAgent(model_from_checkpoint(data), seed)

@@ -1,0 +1,381 @@
+"""Masked PPO self-play for 跑胡子, in the spirit of CleanRL's ``ppo.py``.
+
+``paohuzi-train --config configs/ppo.yaml [key=value ...] [--resume PATH]``
+
+One network plays every seat from the seat-relative observation. Rollout workers (default: one
+per core) step many hands at once; the main process runs the PPO update, evaluates through the
+duplicate-deal harness, logs to TensorBoard (``runs/<run>``) and writes atomic checkpoints to
+``checkpoints/<run>/`` (``latest.pt`` and ``final.pt``). ``--resume`` continues a killed run from
+its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from paohuzi_env.agents import make_agent
+from paohuzi_env.engine import Game
+from paohuzi_env.observation import OBS_SIZE, OBS_VERSION, encode
+from paohuzi_env.rules import get_rules
+
+from .checkpoint import load_checkpoint, save_checkpoint
+from .config import PPOConfig, load_config, to_dict
+from .model import ActorCritic
+from .rollout import Rollout, worker_main
+
+
+RESUME_MAY_CHANGE = frozenset({
+    "total_steps", "workers", "eval_every", "eval_deals", "eval_opponents", "final_eval_deals",
+    "save_every", "device",
+})
+"""Config keys a resumed run may change (the rest must match the checkpoint)."""
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device 'cuda' was asked for but no CUDA device is available")
+    return torch.device(name)
+
+
+class Workers:
+    """Rollout workers: subprocesses, or the main process itself when there is one."""
+
+    def __init__(self, cfg: PPOConfig, n: int, rng_states=None) -> None:
+        self.n = n
+        self.cfg = cfg
+        entropies = [[cfg.seed, 1000 + i] for i in range(n)]
+        if n == 1:
+            self.local = Rollout(cfg, np.random.SeedSequence(entropies[0]))
+            if rng_states:
+                self.local.rng.bit_generator.state = rng_states[0]
+            self.procs = []
+            return
+        self.local = None
+        ctx = get_context("spawn")
+        self.conns, self.procs = [], []
+        for i in range(n):
+            parent, child = ctx.Pipe()
+            p = ctx.Process(target=worker_main, daemon=True,
+                            args=(to_dict(cfg), entropies[i], child,
+                                  rng_states[i] if rng_states else None))
+            p.start()
+            self.conns.append(parent)
+            self.procs.append(p)
+
+    def collect(self, state_dict, snapshots, weights, steps: int) -> list[dict]:
+        if self.local is not None:
+            self.local.set_weights(state_dict, snapshots, weights)
+            return [self.local.collect(steps)]
+        for c in self.conns:
+            c.send(("collect", state_dict, snapshots, weights, steps))
+        return [c.recv() for c in self.conns]
+
+    def close(self) -> None:
+        for c in getattr(self, "conns", []):
+            try:
+                c.send(("close",))
+            except (BrokenPipeError, OSError):
+                pass
+        for p in self.procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+
+
+def _merge(batches: list[dict]) -> dict:
+    keys = ("obs", "mask", "action", "logp", "value", "adv", "ret", "extra")
+    return {k: np.concatenate([b[k] for b in batches]) for k in keys}
+
+
+def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng) -> dict:
+    """CleanRL-style clipped PPO epochs over one batch; masks are reapplied on recompute."""
+    n = len(batch["action"])
+    t = {k: torch.as_tensor(v, device=device) for k, v in batch.items()}
+    extra = t["extra"] if cfg.central_critic else None
+    clipfracs, stats = [], {}
+    for _epoch in range(cfg.update_epochs):
+        perm = rng.permutation(n)
+        for start in range(0, n, cfg.minibatch_size):
+            mb = torch.as_tensor(perm[start:start + cfg.minibatch_size], device=device)
+            logp, entropy, value = model.evaluate(
+                t["obs"][mb], t["mask"][mb], t["action"][mb],
+                None if extra is None else extra[mb])
+            logratio = logp - t["logp"][mb]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - logratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+            adv = t["adv"][mb]
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(mb) > 1 else adv
+            pg_loss = torch.max(-adv * ratio,
+                                -adv * torch.clamp(ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+            ret, old_v = t["ret"][mb], t["value"][mb]
+            if cfg.clip_vloss:
+                v_clipped = old_v + torch.clamp(value - old_v, -cfg.clip_coef, cfg.clip_coef)
+                v_loss = 0.5 * torch.max((value - ret) ** 2, (v_clipped - ret) ** 2).mean()
+            else:
+                v_loss = 0.5 * ((value - ret) ** 2).mean()
+            ent = entropy.mean()
+            loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+        if cfg.target_kl is not None and approx_kl.item() > cfg.target_kl:
+            break
+    y_pred, y_true = batch["value"], batch["ret"]
+    var_y = np.var(y_true)
+    stats.update(
+        policy_loss=pg_loss.item(), value_loss=v_loss.item(), entropy=ent.item(),
+        approx_kl=approx_kl.item(), clipfrac=float(np.mean(clipfracs)),
+        explained_variance=float("nan") if var_y == 0 else float(1 - np.var(y_true - y_pred) / var_y),
+    )
+    return stats
+
+
+def behaviour_clone(model, optimizer, cfg: PPOConfig, device, rng, log) -> None:
+    """Warm start: imitate the expert's decisions (cross-entropy over legal actions)."""
+    rules = get_rules(cfg.rules, **cfg.rules_overrides)
+    obs, masks, acts = [], [], []
+    ss = np.random.SeedSequence([cfg.seed, 7])
+    deal_rng = np.random.default_rng(ss)
+    from tqdm import tqdm
+
+    bar = tqdm(total=cfg.bc_steps, desc="expert demonstrations", unit="dec", file=sys.stderr)
+    while len(acts) < cfg.bc_steps:
+        g = Game(rules, seed=int(deal_rng.integers(2**63)))
+        agents = [make_agent("expert", seed=int(deal_rng.integers(2**63)), rules=rules)
+                  for _ in range(3)]
+        while not g.done:
+            s = g.current_player
+            v = g.view(s)
+            a = agents[s](v)
+            if len(v.legal) > 1:
+                obs.append(encode(v))
+                m = np.zeros(61, dtype=bool)
+                m[list(v.legal)] = True
+                masks.append(m)
+                acts.append(a)
+                bar.update(1)
+            g.step(a)
+    bar.close()
+    o = torch.as_tensor(np.stack(obs), device=device)
+    m = torch.as_tensor(np.stack(masks), device=device)
+    a = torch.as_tensor(np.array(acts), device=device)
+    n = len(a)
+    for epoch in range(cfg.bc_epochs):
+        perm = torch.as_tensor(rng.permutation(n), device=device)
+        total, correct = 0.0, 0
+        for start in range(0, n, cfg.minibatch_size):
+            mb = perm[start:start + cfg.minibatch_size]
+            logits = model.masked_logits(o[mb], m[mb])
+            loss = torch.nn.functional.cross_entropy(logits, a[mb])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(mb)
+            correct += (logits.argmax(-1) == a[mb]).sum().item()
+        log(f"behaviour cloning epoch {epoch + 1}: loss {total / n:.4f}, "
+            f"agreement with expert {correct / n:.3f}")
+
+
+def evaluate_checkpoint(path: Path, cfg: PPOConfig, opponents, deals: int, workers: int) -> dict:
+    from .evaluate import evaluate
+
+    out = {}
+    for opp in opponents:
+        res = evaluate(f"checkpoint:{path}", opp, deals=deals, seed=cfg.seed + 12345,
+                       rules=get_rules(cfg.rules, **cfg.rules_overrides), workers=workers,
+                       progress=False, mp_context="spawn")
+        res.pop("rows")
+        out[opp] = res
+    return out
+
+
+def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
+    """Train; returns the path of the final checkpoint."""
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    rules = get_rules(cfg.rules, **cfg.rules_overrides)
+    device = resolve_device(cfg.device)
+    run = f"{cfg.run_name}__{cfg.seed}"
+    ckpt_dir = Path("checkpoints") / run
+    ckpt_path = ckpt_dir / "latest.pt"
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 1]))
+    model = ActorCritic(cfg.hidden, cfg.central_critic).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    global_step, iteration, t_train = 0, 0, 0.0
+    snapshots: list[dict] = []
+    snap_ema: list[float] = []
+    worker_states = None
+    eval_history: list[dict] = []
+    if resume:
+        data = load_checkpoint(resume, rules_name=rules.name)
+        saved, given = data["config"], to_dict(cfg)
+        diff = sorted(k for k in set(saved) | set(given) if saved.get(k) != given.get(k))
+        fixed = [k for k in diff if k not in RESUME_MAY_CHANGE]
+        if fixed:
+            raise ValueError(
+                f"cannot resume {resume} with a different {fixed}: a run keeps its config; "
+                f"only {sorted(RESUME_MAY_CHANGE)} may change on resume"
+            )
+        if diff:
+            log(f"resuming with changed {diff}")
+        model.load_state_dict(data["model"])
+        optimizer.load_state_dict(data["optimizer"])
+        global_step, iteration = data["global_step"], data["iteration"]
+        t_train = data.get("train_seconds", 0.0)
+        snapshots, snap_ema = data["snapshots"], data["snapshot_ema"]
+        rng.bit_generator.state = data["rng_state"]
+        torch.set_rng_state(data["torch_rng_state"])
+        worker_states = data["worker_rng_states"]
+        eval_history = data.get("eval_history", [])
+        log(f"resumed {resume} at step {global_step} (iteration {iteration})")
+    n_workers = cfg.workers or os.cpu_count() or 1
+    if worker_states is not None and len(worker_states) != n_workers:
+        worker_states = None  # a different worker count: fresh worker generators
+    writer = SummaryWriter(f"runs/{run}")
+    writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
+        f"|{k}|{v}|" for k, v in to_dict(cfg).items()))
+
+    def save(path: Path, states) -> None:
+        save_checkpoint(path, {
+            "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+            "config": to_dict(cfg), "rules": {"name": rules.name, "overrides": rules.overrides()},
+            "global_step": global_step, "iteration": iteration, "train_seconds": t_train,
+            "snapshots": snapshots, "snapshot_ema": snap_ema,
+            "rng_state": rng.bit_generator.state, "torch_rng_state": torch.get_rng_state(),
+            "worker_rng_states": states, "eval_history": eval_history,
+        })
+
+    if cfg.bc_steps and global_step == 0 and not resume:
+        behaviour_clone(model, optimizer, cfg, device, rng, log)
+    workers = Workers(cfg, n_workers, worker_states)
+    bar = tqdm(total=cfg.total_steps, initial=min(global_step, cfg.total_steps),
+               desc=run, unit="step", file=sys.stderr, dynamic_ncols=True)
+    latest_eval = ""
+    states = worker_states
+    try:
+        while global_step < cfg.total_steps:
+            t0 = time.perf_counter()
+            if cfg.anneal_lr:
+                frac = 1.0 - global_step / cfg.total_steps
+                optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+            cpu_state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+            weights = np.exp(-np.array(snap_ema) / 2.0) if snapshots else None
+            send_snaps = snapshots if iteration == 0 or iteration % cfg.snapshot_every == 0 \
+                or worker_states is not None else None
+            worker_states = None
+            batches = workers.collect(cpu_state, send_snaps, weights, cfg.steps_per_worker)
+            t_roll = time.perf_counter() - t0
+            states = [b["rng_state"] for b in batches]
+            batch = _merge(batches)
+            n = len(batch["action"])
+            stats = ppo_update(model, optimizer, batch, cfg, device, rng)
+            global_step += n
+            iteration += 1
+            dt = time.perf_counter() - t0
+            t_train += dt
+            invalid = sum(b["stats"]["invalid_actions"] for b in batches)
+            hands = sum(b["stats"]["hands"] for b in batches)
+            by_opp: dict[str, list] = {}
+            for b in batches:
+                for k, (pts, cnt) in b["stats"]["by_opponent"].items():
+                    acc = by_opp.setdefault(k, [0.0, 0])
+                    acc[0] += pts
+                    acc[1] += cnt
+            for k, (pts, cnt) in by_opp.items():
+                writer.add_scalar(f"charts/points_vs_{k.replace(':', '_')}", pts / cnt, global_step)
+                if k.startswith("snap:"):
+                    i = int(k.split(":")[1])
+                    if i < len(snap_ema):
+                        snap_ema[i] = 0.8 * snap_ema[i] + 0.2 * (pts / cnt)
+            sps = n / dt
+            writer.add_scalar("charts/SPS", sps, global_step)
+            writer.add_scalar("charts/rollout_SPS", n / t_roll, global_step)
+            writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
+            writer.add_scalar("charts/invalid_actions", invalid, global_step)
+            writer.add_scalar("charts/hands", hands, global_step)
+            for k, v in stats.items():
+                writer.add_scalar(f"losses/{k}", v, global_step)
+            if iteration % cfg.snapshot_every == 0:
+                snapshots.append(cpu_state)
+                snap_ema.append(0.0)
+                if len(snapshots) > cfg.snapshot_pool:
+                    snapshots.pop(0)
+                    snap_ema.pop(0)
+            bar.update(n)
+            bar.set_postfix_str(f"SPS {sps:.0f} {latest_eval}")
+            final = global_step >= cfg.total_steps
+            if iteration % cfg.save_every == 0 or final:
+                save(ckpt_path, states)
+            if cfg.eval_every and (iteration % cfg.eval_every == 0) and not final:
+                save(ckpt_path, states)
+                res = evaluate_checkpoint(ckpt_path, cfg, cfg.eval_opponents, cfg.eval_deals,
+                                          n_workers)
+                parts = []
+                for opp, r in res.items():
+                    writer.add_scalar(f"eval/{opp}/mean_points", r["mean_points"], global_step)
+                    writer.add_scalar(f"eval/{opp}/ci_low", r["ci95"][0], global_step)
+                    writer.add_scalar(f"eval/{opp}/ci_high", r["ci95"][1], global_step)
+                    writer.add_scalar(f"eval/{opp}/win_rate", r["win_rate"], global_step)
+                    parts.append(f"{opp} {r['mean_points']:+.2f}")
+                eval_history.append({"step": global_step, **{
+                    o: {"mean_points": r["mean_points"], "ci95": r["ci95"],
+                        "win_rate": r["win_rate"]} for o, r in res.items()}})
+                latest_eval = "eval " + " ".join(parts)
+                save(ckpt_path, states)
+    finally:
+        workers.close()
+        bar.close()
+    final_path = ckpt_dir / "final.pt"
+    save(final_path, states)
+    if cfg.final_eval_deals:
+        res = evaluate_checkpoint(final_path, cfg, ["random", "greedy", "expert"],
+                                  cfg.final_eval_deals, n_workers)
+        from .evaluate import print_table
+
+        print_table(list(res.values()))
+        eval_history.append({"step": global_step, "final": True, **{
+            o: {"mean_points": r["mean_points"], "ci95": r["ci95"], "win_rate": r["win_rate"]}
+            for o, r in res.items()}})
+        save(final_path, states)
+        (ckpt_dir / "final_eval.json").write_text(json.dumps(res, indent=2, ensure_ascii=False))
+    writer.close()
+    log(f"final checkpoint: {final_path} ({global_step} steps, {t_train:.0f} s, "
+        f"{global_step / max(t_train, 1e-9):.0f} steps/s)")
+    return final_path
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="paohuzi-train", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--config", default=None, help="YAML config (default: the built-in defaults)")
+    p.add_argument("--resume", default=None, help="checkpoint to continue from")
+    p.add_argument("overrides", nargs="*", help="key=value config overrides")
+    a = p.parse_args(argv)
+    try:
+        cfg = load_config(a.config, a.overrides)
+        train(cfg, resume=a.resume)
+    except ValueError as e:
+        print(f"paohuzi-train: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,233 @@
+"""Self-play rollouts: many hands stepped together, one batched forward pass per tick.
+
+A :class:`Rollout` owns ``games_per_worker`` hands. Each hand draws its table from the opponent
+mix: the current policy in all three seats, or one learner seat against two copies of a past
+snapshot or of a rule-based bot. Every decision of a learner seat is one transition; when a
+hand ends, each learner seat's trajectory gets the hand's reward on its last transition and
+its own GAE (trajectories of different seats or hands never mix).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from paohuzi_env.actions import NUM_ACTIONS
+from paohuzi_env.agents import make_agent
+from paohuzi_env.engine import Game
+from paohuzi_env.observation import OBS_SIZE, encode
+from paohuzi_env.rules import get_rules
+
+from .config import PPOConfig
+from .model import STATE_EXTRA, ActorCritic, critic_extra
+
+NORMALIZER = 64.0
+
+
+def hand_reward(scores, seat: int, mode: str, winner) -> float:
+    """The reward of one seat for a finished hand (the env's reward modes)."""
+    if mode == "score":
+        return float(scores[seat])
+    if mode == "win":
+        return 0.0 if winner is None else (1.0 if winner == seat else -0.5)
+    return max(-1.0, min(1.0, scores[seat] / NORMALIZER))
+
+
+class _Hand:
+    __slots__ = ("game", "roles", "bots", "kind", "traj")
+
+    def __init__(self, game, roles, bots, kind):
+        self.game = game
+        self.roles = roles  # seat -> "learner" | ("snap", i) | "bot"
+        self.bots = bots  # seat -> Agent
+        self.kind = kind  # "self" | ("snap", i) | ("bot", name)
+        self.traj = {s: [] for s in range(3) if roles[s] == "learner"}
+
+
+class Rollout:
+    """Hands of one worker process (or of the main process when there is one worker)."""
+
+    def __init__(self, cfg: PPOConfig, seed_seq: np.random.SeedSequence) -> None:
+        self.cfg = cfg
+        self.rules = get_rules(cfg.rules, **cfg.rules_overrides)
+        self.rng = np.random.default_rng(seed_seq)
+        self.model = ActorCritic(cfg.hidden, cfg.central_critic)
+        self.model.eval()
+        self.snapshots: list[ActorCritic] = []
+        self.snapshot_weights = np.zeros(0)
+        self.hands: list[_Hand] = [self._new_hand() for _ in range(cfg.games_per_worker)]
+
+    # ------------------------------------------------------------------ setup
+
+    def set_weights(self, state_dict, snapshots=None, snapshot_weights=None) -> None:
+        self.model.load_state_dict(state_dict)
+        if snapshots is not None:
+            self.snapshots = []
+            for sd in snapshots:
+                m = ActorCritic(self.cfg.hidden, self.cfg.central_critic)
+                m.load_state_dict(sd)
+                m.eval()
+                self.snapshots.append(m)
+        if snapshot_weights is not None:
+            self.snapshot_weights = np.asarray(snapshot_weights, dtype=np.float64)
+
+    def _new_hand(self) -> _Hand:
+        cfg = self.cfg
+        kinds = ["self", "snap"] + [f"bot:{b}" for b in cfg.opponent_bots]
+        shares = np.array([cfg.opponent_self, cfg.opponent_snapshots if self.snapshots else 0.0]
+                          + list(cfg.opponent_bots.values()), dtype=np.float64)
+        kind = kinds[int(self.rng.choice(len(kinds), p=shares / shares.sum()))]
+        game = Game(self.rules, seed=int(self.rng.integers(2**63)))
+        learner = int(self.rng.integers(3))
+        bots = {}
+        if kind == "self":
+            roles = {s: "learner" for s in range(3)}
+            tag = "self"
+        elif kind == "snap":
+            w = self.snapshot_weights if len(self.snapshot_weights) == len(self.snapshots) \
+                else np.ones(len(self.snapshots))
+            i = int(self.rng.choice(len(self.snapshots), p=w / w.sum()))
+            roles = {s: ("learner" if s == learner else ("snap", i)) for s in range(3)}
+            tag = ("snap", i)
+        else:
+            name = kind.split(":", 1)[1]
+            roles = {s: ("learner" if s == learner else "bot") for s in range(3)}
+            for s in range(3):
+                if s != learner:
+                    bots[s] = make_agent(name, seed=int(self.rng.integers(2**63)),
+                                         rules=self.rules)
+            tag = ("bot", name)
+        return _Hand(game, roles, bots, tag)
+
+    # ------------------------------------------------------------------ collection
+
+    @torch.no_grad()
+    def collect(self, n_steps: int) -> dict:
+        """Play until at least ``n_steps`` learner transitions of finished hands are ready."""
+        cfg = self.cfg
+        out = {k: [] for k in ("obs", "mask", "action", "logp", "value", "adv", "ret", "extra")}
+        stats = {"invalid_actions": 0, "hands": 0, "by_opponent": {}}
+        ready = 0
+        while ready < n_steps:
+            groups: dict = {}
+            for hi, hand in enumerate(self.hands):
+                g = hand.game
+                while not g.done and hand.roles[g.current_player] == "bot":
+                    s = g.current_player
+                    g.step(hand.bots[s](g.view(s)))
+                if g.done:
+                    ready += self._finish(hand, out, stats)
+                    self.hands[hi] = hand = self._new_hand()
+                    g = hand.game
+                    while not g.done and hand.roles[g.current_player] == "bot":
+                        s = g.current_player
+                        g.step(hand.bots[s](g.view(s)))
+                    if g.done:  # a forced 天胡 at the deal: nobody decided anything
+                        self.hands[hi] = self._new_hand()
+                        continue
+                role = hand.roles[g.current_player]
+                key = "learner" if role == "learner" else role
+                groups.setdefault(key, []).append(hi)
+            for key, idxs in groups.items():
+                model = self.model if key == "learner" else self.snapshots[key[1]]
+                obs = np.empty((len(idxs), OBS_SIZE), dtype=np.float32)
+                mask = np.zeros((len(idxs), NUM_ACTIONS), dtype=bool)
+                for j, hi in enumerate(idxs):
+                    g = self.hands[hi].game
+                    view = g.view(g.current_player)
+                    encode(view, obs[j])
+                    mask[j, list(view.legal)] = True
+                ot, mt = torch.from_numpy(obs), torch.from_numpy(mask)
+                logits = model.masked_logits(ot, mt)
+                logp_all = torch.log_softmax(logits, -1)
+                probs = logp_all.exp().numpy().astype(np.float64)
+                cdf = np.cumsum(probs, axis=1)
+                u = self.rng.random(len(idxs))[:, None] * cdf[:, -1:]
+                actions = np.minimum((cdf <= u).sum(axis=1), NUM_ACTIONS - 1)
+                if key == "learner":
+                    extra = None
+                    if cfg.central_critic:
+                        extra = np.stack([critic_extra(self.hands[hi].game,
+                                                       self.hands[hi].game.current_player)
+                                          for hi in idxs])
+                        values = model.value(ot, torch.from_numpy(extra)).numpy()
+                    else:
+                        values = model.value(ot).numpy()
+                    logp = logp_all.numpy()[np.arange(len(idxs)), actions]
+                for j, hi in enumerate(idxs):
+                    hand = self.hands[hi]
+                    g = hand.game
+                    a = int(actions[j])
+                    if not mask[j, a]:  # impossible with masked logits; counted anyway
+                        stats["invalid_actions"] += 1
+                        a = int(np.flatnonzero(mask[j])[0])
+                    if key == "learner":
+                        hand.traj[g.current_player].append((
+                            obs[j].copy(), mask[j].copy(), a, float(logp[j]), float(values[j]),
+                            None if extra is None else extra[j],
+                        ))
+                    g.step(a)
+        for k in list(out):
+            if k == "extra" and not cfg.central_critic:
+                out[k] = np.zeros((sum(len(x) for x in out["obs"]), 0), np.float32)
+                continue
+            out[k] = np.concatenate(out[k]) if out[k] else np.zeros(0)
+        out["stats"] = stats
+        out["rng_state"] = self.rng.bit_generator.state
+        return out
+
+    def _finish(self, hand: _Hand, out: dict, stats: dict) -> int:
+        """GAE over each learner seat's trajectory of a finished hand."""
+        cfg = self.cfg
+        r = hand.game.result
+        n = 0
+        stats["hands"] += 1
+        for seat, traj in hand.traj.items():
+            if not traj:
+                continue
+            T = len(traj)
+            values = np.array([t[4] for t in traj], dtype=np.float32)
+            rewards = np.zeros(T, dtype=np.float32)
+            rewards[-1] = hand_reward(r.scores, seat, cfg.reward, r.winner)
+            adv = np.zeros(T, dtype=np.float32)
+            last = 0.0
+            for t in range(T - 1, -1, -1):
+                next_v = values[t + 1] if t + 1 < T else 0.0
+                delta = rewards[t] + cfg.gamma * next_v - values[t]
+                last = delta + cfg.gamma * cfg.gae_lambda * last
+                adv[t] = last
+            out["obs"].append(np.stack([t[0] for t in traj]))
+            out["mask"].append(np.stack([t[1] for t in traj]))
+            out["action"].append(np.array([t[2] for t in traj], dtype=np.int64))
+            out["logp"].append(np.array([t[3] for t in traj], dtype=np.float32))
+            out["value"].append(values)
+            out["adv"].append(adv)
+            out["ret"].append(adv + values)
+            if cfg.central_critic:
+                out["extra"].append(np.stack([t[5] for t in traj]))
+            n += T
+            if hand.kind != "self":
+                key = hand.kind if isinstance(hand.kind, str) else f"{hand.kind[0]}:{hand.kind[1]}"
+                acc = stats["by_opponent"].setdefault(key, [0.0, 0])
+                acc[0] += r.scores[seat]
+                acc[1] += 1
+        return n
+
+
+def worker_main(cfg_dict: dict, seed_entropy: list[int], conn, rng_state=None) -> None:
+    """A rollout process: receives weights, sends batches, until told to stop."""
+    from .config import make_config
+
+    torch.set_num_threads(1)
+    cfg = make_config(cfg_dict)
+    roll = Rollout(cfg, np.random.SeedSequence(seed_entropy))
+    if rng_state is not None:
+        roll.rng.bit_generator.state = rng_state
+    while True:
+        msg = conn.recv()
+        if msg[0] == "close":
+            conn.close()
+            return
+        _, state_dict, snapshots, weights, n = msg
+        roll.set_weights(state_dict, snapshots, weights)
+        conn.send(roll.collect(n))
