@@ -17,8 +17,8 @@ offset      size  piece
   +100      1     hidden 偎 count / 7 (another seat's 偎 whose kind it cannot see)
   +101      38    吃/比 groups on the table by group id (action id − 20), count / 4
   +139      20    discard area (出牌区) by kind, count / 4
-  +159      1     visible table huxi / 60
-  +160      1     number of 跑 + 提 / 4
+  +159      1     visible table huxi / 100
+  +160      1     number of 跑 + 提 / 7
   +161      1     hand size / 21
 566         20    the card on offer (one-hot kind)
 586         3     its source: drawn, discarded, 亮张
@@ -108,8 +108,8 @@ def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
         for k in view.discards[s]:
             x[base + 139 + k] += 0.25
             seen[k] += 1
-        x[base + 159] = huxi / 60
-        x[base + 160] = paoti / 4
+        x[base + 159] = huxi / 100
+        x[base + 160] = paoti / 7
         x[base + 161] = view.hand_sizes[s] / 21
     if view.offer is not None:
         k, source, who = view.offer
