@@ -1,0 +1,85 @@
+"""The duplicate-deal harness: determinism across worker counts and its arithmetic."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from training.evaluate import GameRow, evaluate, league, main, mean_ci, summarise, wilson
+
+
+def test_same_numbers_with_one_and_two_workers():
+    a = evaluate("greedy", "random", deals=6, seed=3, workers=1, progress=False)
+    b = evaluate("greedy", "random", deals=6, seed=3, workers=2, progress=False)
+    a.pop("wall_seconds"), b.pop("wall_seconds")
+    assert a == b
+    assert a["games"] == 18
+
+
+def test_duplicate_deals_rotate_the_candidate_through_every_seat():
+    res = evaluate("random", "random", deals=2, seed=1, workers=1, progress=False)
+    rows = res["rows"]
+    assert [(r.deal, r.rotation) for r in rows] == [(d, s) for d in range(2) for s in range(3)]
+    for r in rows:
+        assert r.points == r.scores[r.rotation]
+
+
+def test_summary_arithmetic_by_hand():
+    # Two deals, three rotations each. Deal 0: points 6, 0, -3 -> mean 1; deal 1: -3, 0, 0
+    # -> mean -1. Mean over deals 0; sample sd over deals sqrt(((1-0)^2 + (-1-0)^2)/1) =
+    # sqrt(2); 95% half-width 1.96 * sqrt(2) / sqrt(2) = 1.96.
+    rows = [
+        GameRow(0, 0, 6, True, True, True, (6, -3, -3)),
+        GameRow(0, 1, 0, False, False, False, (0, 0, 0)),
+        GameRow(0, 2, -3, False, True, False, (6, -3, -3)),
+        GameRow(1, 0, -3, False, True, False, (-3, 6, -3)),
+        GameRow(1, 1, 0, False, False, True, (0, 0, 0)),
+        GameRow(1, 2, 0, False, False, False, (0, 0, 0)),
+    ]
+    s = summarise(rows, "a", ["b", "b"], 2, 1.0, "huaihua")
+    assert s["mean_points"] == 0.0
+    assert s["ci95"] == pytest.approx([-1.96, 1.96])
+    assert s["games"] == 6
+    assert s["win_rate"] == pytest.approx(1 / 6)
+    assert s["hu_rate"] == pytest.approx(3 / 6)
+    assert s["draw_rate"] == pytest.approx(3 / 6)
+    # dealer games: points 6 and 0 -> mean 3; non-dealer: 0, -3, -3, 0 -> mean -1.5
+    assert s["dealer"]["mean_points"] == 3.0
+    assert s["non_dealer"]["mean_points"] == -1.5
+    # Wilson interval of 1/6 at z = 1.96, by the formula:
+    p, n, z = 1 / 6, 6, 1.96
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    assert s["win_rate_ci95"] == pytest.approx([mid - half, mid + half])
+
+
+def test_wilson_and_mean_ci_edges():
+    assert wilson(0, 0) == (0.0, 1.0)
+    lo, hi = wilson(10, 10)
+    assert hi == 1.0 and 0.6 < lo < 0.75
+    assert mean_ci([]) == (0.0, 0.0, 0.0)
+    assert mean_ci([2.0]) == (2.0, 2.0, 2.0)
+
+
+def test_bad_specs_and_arguments():
+    with pytest.raises(ValueError, match="unknown agent spec"):
+        evaluate("clever", "random", deals=1, workers=1, progress=False)
+    with pytest.raises(ValueError, match="deals"):
+        evaluate("random", "random", deals=0, workers=1, progress=False)
+    with pytest.raises(ValueError, match="opponents"):
+        evaluate("random", ["random"] * 3, deals=1, workers=1, progress=False)
+
+
+def test_league_ratings_and_cli_json(tmp_path):
+    res = league(["random", "greedy"], deals=3, seed=0, workers=1, progress=False)
+    assert {r["agent"] for r in res["ratings"]} == {"random", "greedy"}
+    assert set(res["matches"]) == {"random vs greedy", "greedy vs random"}
+    out = tmp_path / "eval.json"
+    assert main(["greedy", "--vs", "random", "--deals", "2", "--workers", "1",
+                 "--no-progress", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["games"] == 6 and data["candidate"] == "greedy"
+    assert main(["greedy", "--vs", "nobody", "--deals", "2", "--no-progress"]) == 2
