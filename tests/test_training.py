@@ -13,18 +13,19 @@ torch = pytest.importorskip("torch")
 from paohuzi_env.actions import NUM_ACTIONS  # noqa: E402
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.engine import Game  # noqa: E402
-from training.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
+from training.checkpoint import export_policy, load_checkpoint, save_checkpoint  # noqa: E402
 from training.config import PPOConfig, load_config, make_config, to_dict  # noqa: E402
 from training.model import MASK_VALUE, ActorCritic  # noqa: E402
 from training.ppo import train  # noqa: E402
+from training.evaluate import evaluate  # noqa: E402
 from training.rollout import Rollout, hand_reward  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _tiny(**kw):
-    values = dict(run_name="t", total_steps=600, workers=1, games_per_worker=4,
-                  steps_per_worker=300, hidden=32, minibatch_size=128, update_epochs=1,
+    values = dict(run_name="t", total_steps=600, workers=1, games_per_worker=8,
+                  steps_per_worker=500, hidden=32, minibatch_size=128, update_epochs=1,
                   opponent_bots={"greedy": 0.3}, snapshot_every=1, eval_every=0,
                   final_eval_deals=0, save_every=1)
     values.update(kw)
@@ -33,20 +34,31 @@ def _tiny(**kw):
 
 def test_tiny_training_run_resumes_and_evaluates(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    cfg = _tiny()
+    cfg = _tiny(bc_steps=120, bc_epochs=1, total_steps=1500)
     final = train(cfg, log=lambda *a: None)
+    assert (tmp_path / "checkpoints" / "t__1" / "bc-120.npz").is_file()  # cached demonstrations
     data = load_checkpoint(final, rules_name="huaihua")
-    assert data["global_step"] >= 600
+    assert data["global_step"] >= 1500
     assert data["obs_version"] == "paohuzi-obs-v1"
     assert (tmp_path / "runs" / "t__1").is_dir()  # TensorBoard run folder
     first_steps = data["global_step"]
     # resume with more steps: continues from the saved counters, no progress lost
-    cfg2 = _tiny(total_steps=1200)
+    cfg2 = _tiny(total_steps=3000, bc_steps=120, bc_epochs=1)
     final2 = train(cfg2, resume=str(tmp_path / "checkpoints" / "t__1" / "latest.pt"),
                    log=lambda *a: None)
     data2 = load_checkpoint(final2)
-    assert data2["global_step"] >= 1200 and data2["global_step"] > first_steps
+    assert data2["global_step"] >= 3000 and data2["global_step"] > first_steps
     assert data2["iteration"] > data["iteration"]
+    # evaluated through the harness
+    res = evaluate(f"checkpoint:{final2}", "random", deals=2, seed=0, workers=1, progress=False)
+    assert res["games"] == 6
+    # a play-only export is smaller, still plays, and cannot be resumed
+    small = export_policy(final2, tmp_path / "policy.pt")
+    assert small.stat().st_size < final2.stat().st_size
+    g1 = Game(seed=1)
+    assert make_agent(f"checkpoint:{small}", seed=0)(g1.view(g1.current_player)) in g1.legal_actions()
+    with pytest.raises(ValueError, match="play-only"):
+        train(cfg2, resume=str(small), log=lambda *a: None)
     # the harness spec loads it and plays legal moves
     agent = make_agent(f"checkpoint:{final2}", seed=0)
     g = Game(seed=0)

@@ -59,3 +59,41 @@ def load_checkpoint(path: str | Path, *, rules_name: str | None = None) -> dict[
             f"not {rules_name!r}"
         )
     return data
+
+
+POLICY_KEYS = ("model", "config", "rules", "global_step", "iteration", "train_seconds",
+               "eval_history")
+
+
+def export_policy(src: str | Path, dst: str | Path) -> Path:
+    """A small, play-only copy of a checkpoint: the network, its config, rules and history
+    (no optimizer, snapshots or generator states; it cannot be resumed)."""
+    data = load_checkpoint(src)
+    payload = {k: data[k] for k in POLICY_KEYS if k in data}
+    payload["policy_only"] = True
+    save_checkpoint(dst, payload)
+    return Path(dst)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m training.checkpoint export SRC DST``."""
+    import argparse
+    import sys
+
+    p = argparse.ArgumentParser(prog="python -m training.checkpoint")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    e = sub.add_parser("export", help="write a small play-only copy of a checkpoint")
+    e.add_argument("src")
+    e.add_argument("dst")
+    a = p.parse_args(argv)
+    try:
+        out = export_policy(a.src, a.dst)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -75,8 +75,10 @@ class PPOConfig:
     """Most snapshots kept in the pool."""
     bc_steps: int = 0
     """Behaviour-cloning warm start: expert decisions to imitate before PPO (0: none)."""
-    bc_epochs: int = 3
+    bc_epochs: int = 20
     """Epochs over the behaviour-cloning data."""
+    bc_learning_rate: float = 1e-3
+    """Adam learning rate of the behaviour-cloning warm start."""
     eval_every: int = 25
     """Iterations between evaluations through the duplicate-deal harness (0: never)."""
     eval_deals: int = 100

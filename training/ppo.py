@@ -148,13 +148,34 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng) -> dict:
 def behaviour_clone(model, optimizer, cfg: PPOConfig, device, rng, log) -> None:
     """Warm start: imitate the expert's decisions (cross-entropy over legal actions)."""
     rules = get_rules(cfg.rules, **cfg.rules_overrides)
-    obs, masks, acts = [], [], []
-    ss = np.random.SeedSequence([cfg.seed, 7])
-    deal_rng = np.random.default_rng(ss)
-    from tqdm import tqdm
+    cache = Path("checkpoints") / f"{cfg.run_name}__{cfg.seed}" / f"bc-{cfg.bc_steps}.npz"
+    if cache.is_file():
+        data = np.load(cache)
+        obs, masks, acts = list(data["obs"]), list(data["mask"]), list(data["action"])
+        log(f"behaviour cloning: {len(acts)} expert decisions from {cache}")
+    else:
+        obs, masks, acts = _demonstrations(cfg, rules)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(".tmp.npz")
+        np.savez_compressed(tmp, obs=np.stack(obs), mask=np.stack(masks), action=np.array(acts))
+        os.replace(tmp, cache)
+    for group in optimizer.param_groups:
+        group["lr"] = cfg.bc_learning_rate
+    _fit_bc(model, optimizer, cfg, device, rng, log, obs, masks, acts)
+    for group in optimizer.param_groups:
+        group["lr"] = cfg.learning_rate
 
-    bar = tqdm(total=cfg.bc_steps, desc="expert demonstrations", unit="dec", file=sys.stderr)
-    while len(acts) < cfg.bc_steps:
+
+def _demo_part(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One process's share of the expert demonstrations."""
+    cfg_dict, part, n = args
+    from .config import make_config
+
+    cfg = make_config(cfg_dict)
+    rules = get_rules(cfg.rules, **cfg.rules_overrides)
+    obs, masks, acts = [], [], []
+    deal_rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 7, part]))
+    while len(acts) < n:
         g = Game(rules, seed=int(deal_rng.integers(2**63)))
         agents = [make_agent("expert", seed=int(deal_rng.integers(2**63)), rules=rules)
                   for _ in range(3)]
@@ -168,9 +189,29 @@ def behaviour_clone(model, optimizer, cfg: PPOConfig, device, rng, log) -> None:
                 m[list(v.legal)] = True
                 masks.append(m)
                 acts.append(a)
-                bar.update(1)
             g.step(a)
-    bar.close()
+    return np.stack(obs), np.stack(masks), np.array(acts)
+
+
+def _demonstrations(cfg: PPOConfig, rules):
+    """Expert self-play decisions with a real choice (two or more legal actions), made by
+    one process per core."""
+    n_proc = cfg.workers or os.cpu_count() or 1
+    share = -(-cfg.bc_steps // n_proc)
+    jobs = [(to_dict(cfg), i, share) for i in range(n_proc)]
+    print(f"generating {cfg.bc_steps} expert decisions in {n_proc} processes", file=sys.stderr)
+    if n_proc == 1:
+        parts = [_demo_part(jobs[0])]
+    else:
+        with get_context("spawn").Pool(n_proc) as pool:
+            parts = pool.map(_demo_part, jobs)
+    obs = [x for p in parts for x in p[0]]
+    masks = [x for p in parts for x in p[1]]
+    acts = [int(x) for p in parts for x in p[2]]
+    return obs, masks, acts
+
+
+def _fit_bc(model, optimizer, cfg: PPOConfig, device, rng, log, obs, masks, acts) -> None:
     o = torch.as_tensor(np.stack(obs), device=device)
     m = torch.as_tensor(np.stack(masks), device=device)
     a = torch.as_tensor(np.array(acts), device=device)
@@ -225,6 +266,8 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
     eval_history: list[dict] = []
     if resume:
         data = load_checkpoint(resume, rules_name=rules.name)
+        if data.get("policy_only"):
+            raise ValueError(f"{resume} is a play-only export; resume from the run's latest.pt")
         saved, given = data["config"], to_dict(cfg)
         diff = sorted(k for k in set(saved) | set(given) if saved.get(k) != given.get(k))
         fixed = [k for k in diff if k not in RESUME_MAY_CHANGE]
