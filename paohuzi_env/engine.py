@@ -20,13 +20,14 @@ seeded by ``seed``.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from .actions import GROUP_ID, GROUPS, GROUPS_WITH, HU, PASS, PENG, action_name, group_cards
+from .actions import GROUPS, GROUPS_WITH, HU, PASS, PENG, action_name, group_cards
 from .cards import COPIES, NUM_CARDS, NUM_KINDS
 from .groups import group_huxi
 from .rules import Rules, as_rules, get_rules
@@ -159,15 +160,22 @@ class Game:
         rng = np.random.default_rng(seed) if deck is None or dealer is None else None
         if dealer is None:
             dealer = int(rng.integers(NUM_SEATS))  # type: ignore[union-attr]
-        if not isinstance(dealer, (int, np.integer)) or not 0 <= int(dealer) < NUM_SEATS:
+        if (
+            isinstance(dealer, bool)
+            or not isinstance(dealer, (int, np.integer))
+            or not 0 <= int(dealer) < NUM_SEATS
+        ):
             raise ValueError(f"dealer must be a seat 0, 1 or 2, got {dealer!r}")
         if deck is None:
             deck = rng.permutation(np.repeat(np.arange(NUM_KINDS), COPIES)).tolist()  # type: ignore[union-attr]
-        deck = [int(k) for k in deck]
+        msg = "deck must be a permutation of the 80 cards: 80 kind ids 0..19, each 4 times"
+        try:
+            deck = [operator.index(k) for k in deck]
+        except TypeError:
+            raise ValueError(f"{msg}; got a non-integer entry") from None
         if len(deck) != NUM_CARDS or sorted(deck) != sorted(list(range(NUM_KINDS)) * COPIES):
-            raise ValueError(
-                "deck must be a permutation of the 80 cards: 80 kind ids 0..19, each 4 times"
-            )
+            counts = [deck.count(k) for k in range(NUM_KINDS)]
+            raise ValueError(f"{msg}; got {len(deck)} entries, counts per kind {counts}")
         self.deck: list[int] = deck
         self.dealer: int = int(dealer)
         self.actions: list[int] = []
@@ -229,12 +237,16 @@ class Game:
         """
         if self.result is not None:
             raise IllegalActionError("the hand is over; no action is legal")
-        a = int(action)
+        try:
+            a = operator.index(action)  # an int id; a float such as 3.7 is no action
+        except TypeError:
+            raise IllegalActionError(
+                f"an action is an int id 0..60, got {action!r}; legal: {self._legal_text()}"
+            ) from None
         if a not in self._legal:
-            names = ", ".join(f"{x} ({action_name(x, self.decision)})" for x in self._legal)
             raise IllegalActionError(
                 f"action {action} is not legal for seat {self.current_player} at this "
-                f"{self.decision} decision; legal: {names}"
+                f"{self.decision} decision; legal: {self._legal_text()}"
             )
         self.actions.append(a)
         seat, decision = self.current_player, self.decision
@@ -247,6 +259,9 @@ class Game:
             self._answer_bi(seat, a)
         else:
             self._discard(seat, a)
+
+    def _legal_text(self) -> str:
+        return ", ".join(f"{x} ({action_name(x, self.decision)})" for x in self._legal)
 
     def record(self) -> dict[str, Any]:
         """A JSON-serialisable record from which :meth:`replay` rebuilds this hand."""
@@ -302,13 +317,20 @@ class Game:
             declined_peng=frozenset(self.declined_peng[seat]),
             hu_blocked=frozenset(self.hu_blocked[seat]),
             decision=self.decision if acting else None,
-            offer=self.offer,
+            offer=self._visible_offer(seat),
             bi_groups=tuple(bi["groups"]) if bi else (),
             bi_left=bi["usable"][bi["card"]] if bi else 0,
             legal=tuple(self._legal) if acting else (),
             to_act=self.current_player,
             done=self.result is not None,
         )
+
+    def _visible_offer(self, seat: int) -> tuple[int, str, int] | None:
+        # R-FLOW-2: a card about to be 提'd or 偎'd is not shown; while its drawer is asked HU
+        # (win_on_own_ti_wei) only the drawer may see it.
+        if self._pending_forced is not None and seat != self._pending_forced[0]:
+            return None
+        return self.offer
 
     # ------------------------------------------------------------------ counts and helpers
 
@@ -362,7 +384,10 @@ class Game:
             dihu = not self.played[seat] and not self.taken_in[seat]
         return evaluate_counts(
             tuple(self.hands[seat]), self.table_groups(seat), card, self.rules,
-            self_drawn=self_drawn, haidi=card is not None and self.wall_pos == NUM_CARDS,
+            # R-WIN-5: 海底 is a win on the last *wall* card, never on a discard made after
+            # it (possible with hu_on_discard).
+            self_drawn=self_drawn,
+            haidi=card is not None and not from_discard and self.wall_pos == NUM_CARDS,
             tianhu=tianhu, dihu=dihu, from_discard=from_discard,
         )
 
@@ -645,7 +670,7 @@ class Game:
         order += [s for s in chi_seats if s != peng_cand and (s in chi_opts or s in blocked_reach)]
         self._claim = {
             "card": c, "source": source, "owner": owner, "order": order, "idx": 0,
-            "peng": peng_cand, "chi": chi_opts, "blocked": blocked_reach,
+            "peng": peng_cand, "chi": chi_opts, "blocked": blocked_reach, "closed": [],
             "chi_rank": {s: i for i, s in enumerate(chi_seats)},
             "answers": {},  # seat -> ("peng",) | ("chi", [groups]) | ("pass", had_peng)
             "best": None,  # (rank, seat)
@@ -671,11 +696,14 @@ class Game:
                 could.append(self._claim_rank("chi", s))
             if best is not None and all(r >= best[0] for r in could):
                 continue  # nothing it could answer would take the card
+            # R-CHOU-4: reached, its grouping illegal. Applied when the window closes, like
+            # every other effect of the window (R-CLAIM: what earlier-asked seats answered
+            # stays hidden until then, and this closure would tell that they did not take c).
             if s in cl["blocked"] and not chi and not can_peng:
-                self.chi_closed[s].add(cl["card"])  # R-CHOU-4: reached, grouping illegal
+                cl["closed"].append(s)
                 continue
             if s in cl["blocked"]:
-                self.chi_closed[s].add(cl["card"])
+                cl["closed"].append(s)
             legal = sorted(([PENG] if can_peng else []) + chi + [PASS])
             self._pose(s, "claim", legal)
             return
@@ -756,6 +784,8 @@ class Game:
         assert cl is not None
         self._claim = None
         c, owner = cl["card"], cl["owner"]
+        for s in cl["closed"]:
+            self.chi_closed[s].add(c)  # R-CHOU-4
         for s, ans in cl["answers"].items():
             if ans[0] == "pass":
                 self.chou[s].add(c)  # R-CHOU-1
@@ -819,6 +849,25 @@ def _bi_end_has_free(usable: tuple[int, ...], c: int, kan: tuple[int, ...]) -> b
     return False
 
 
+def next_dealer(rules: str | Rules, dealer: int, winner: int | None,
+                draw_streak: int = 0) -> tuple[int, int]:
+    """The next hand's dealer under the preset's dealer rule, and the new 荒庄 streak.
+
+    ``winner`` rule (huaihua, zipai; seed 001): the winner deals; after a 荒庄 the next player.
+    ``classic`` rule (seed 000): the winner deals; after a 荒庄 the dealer stays, and after
+    three 荒庄 in a row its next player deals.
+    """
+    rules = as_rules(rules)
+    if winner is not None:
+        return winner, 0
+    if rules.dealer_rule == "winner":
+        return _next(dealer), 0
+    streak = draw_streak + 1
+    if streak >= 3:
+        return _next(dealer), 0
+    return dealer, streak
+
+
 def check_invariants(game: Game) -> None:
     """Raise AssertionError on any broken invariant of the game state."""
     total = [0] * NUM_KINDS
@@ -838,20 +887,29 @@ def check_invariants(game: Game) -> None:
     if game.win_card is not None:
         total[game.win_card] += 1
     assert total == [COPIES] * NUM_KINDS, f"cards not accounted for: {total}"
+    # Before R-START-3 has run (a 亮张 HU offer, or a hand won at the start) the deal is as
+    # dealt: four-of-a-kinds are still in hands and the dealer holds 21 cards.
+    at_start = game.decision == "tianhu" or (
+        game.result is not None and game.result.reason == "tianhu"
+    )
     for s in range(NUM_SEATS):
         n = game.n_paoti[s]
         assert n == sum(1 for t, _ in game.melds[s] if t in ("pao", "ti"))
         assert game.table_cards[s] == sum(len(c) for _, c in game.melds[s])
         held, target = game.held(s), 20 + max(0, n - 1)
-        # R-GROUP-3: more than target only while owing a discard (or after R-DISC-2's skip)
-        if held > target:
+        empty = sum(game.hands[s]) == 0
+        # R-GROUP-3: more than target only while owing a discard (or after R-DISC-2's skip:
+        # a player whose hand is empty can still be made to 跑 a 碰/偎 on its table, R-FLOW-5,
+        # so it may then hold more than target + 1).
+        if held > target and not empty:
             assert held == target + 1, f"seat {s} holds {held} > target+1 ({target + 1})"
             owing = game.decision == "discard" and game.current_player == s
-            assert owing or game.result is not None or sum(game.hands[s]) == 0, (
+            assert owing or game.result is not None or (at_start and s == game.dealer), (
                 f"seat {s} holds {held} > {target} without owing a discard"
             )
-        for k, n_k in enumerate(game.hands[s]):
-            assert n_k < 4, f"seat {s} keeps four of kind {k} in hand (R-START-3)"
+        if not at_start:
+            for k, n_k in enumerate(game.hands[s]):
+                assert n_k < 4, f"seat {s} keeps four of kind {k} in hand (R-START-3)"
     if game.result is None:
         assert game.current_player is not None and game.legal_actions(), "no legal action"
         assert game.legal_actions() == sorted(set(game.legal_actions()))
