@@ -439,9 +439,7 @@ class Game:
                 queue.append((s, win))
         self.offer = (self.liang, "liang", d)
         if queue:
-            self._hu_queue = queue
-            self._after_hu = self._after_start_hu
-            self._pose(queue[0][0], "tianhu", [HU, PASS])
+            self._ask_hu(queue, "tianhu", self._after_start_hu)
             return
         self._after_start_hu()
 
@@ -498,9 +496,7 @@ class Game:
                     if win is not None:
                         self._pending_forced = (seat, c, forced)
                         self.offer = (c, "draw", seat)
-                        self._hu_queue = [(seat, win)]
-                        self._after_hu = self._after_forced_hu
-                        self._pose(seat, "hu", [HU, PASS])
+                        self._ask_hu([(seat, win)], "hu", self._after_forced_hu)
                         return
                 self._apply_own_forced(seat, c, forced)
                 if self.result is not None or self.decision is not None and self._owes_discard(seat):
@@ -559,9 +555,7 @@ class Game:
                 if win is not None:
                     queue.append((s, win))
             if queue:
-                self._hu_queue = queue
-                self._after_hu = self._after_card_hu
-                self._pose(queue[0][0], "hu", [HU, PASS])
+                self._ask_hu(queue, "hu", self._after_card_hu)
                 return
         self._after_card_hu()
 
@@ -588,6 +582,12 @@ class Game:
         self._open_claim(c, source, owner)
 
     # ------------------------------------------------------------------ HU answers
+
+    def _ask_hu(self, queue: list[tuple[int, Win]], decision: str, after) -> None:
+        """Offer HU to each seat of ``queue`` in order; ``after`` runs if all pass."""
+        self._hu_queue = queue
+        self._after_hu = after
+        self._pose(queue[0][0], decision, [HU, PASS])
 
     def _answer_hu(self, seat: int, a: int) -> None:
         s, win = self._hu_queue.pop(0)
