@@ -15,9 +15,9 @@ from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.engine import Game  # noqa: E402
 from training.checkpoint import export_policy, load_checkpoint, save_checkpoint  # noqa: E402
 from training.config import PPOConfig, load_config, make_config, to_dict  # noqa: E402
+from training.evaluate import evaluate  # noqa: E402
 from training.model import MASK_VALUE, ActorCritic  # noqa: E402
 from training.ppo import train  # noqa: E402
-from training.evaluate import evaluate  # noqa: E402
 from training.rollout import Rollout, hand_reward  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -25,14 +24,13 @@ import torch
 
 from paohuzi_env.agents import make_agent
 from paohuzi_env.engine import Game
-from paohuzi_env.observation import OBS_SIZE, OBS_VERSION, encode
+from paohuzi_env.observation import encode
 from paohuzi_env.rules import get_rules
 
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import PPOConfig, load_config, to_dict
 from .model import ActorCritic
 from .rollout import Rollout, worker_main
-
 
 RESUME_MAY_CHANGE = frozenset({
     "total_steps", "workers", "eval_every", "eval_deals", "eval_opponents", "final_eval_deals",

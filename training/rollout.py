@@ -19,7 +19,7 @@ from paohuzi_env.observation import OBS_SIZE, encode
 from paohuzi_env.rules import get_rules
 
 from .config import PPOConfig
-from .model import STATE_EXTRA, ActorCritic, critic_extra
+from .model import ActorCritic, critic_extra
 
 NORMALIZER = 64.0
 
