@@ -131,7 +131,30 @@ def _bi_completable(usable: tuple[int, ...], c: int) -> bool:
     return False
 
 
-def _usable(hand: list[int]) -> tuple[int, ...]:
+@lru_cache(maxsize=1 << 16)
+def _chi_legal(hand: tuple[int, ...], c: int, owes_after: bool) -> tuple[tuple[int, ...], bool]:
+    """The legal 吃 groups for card c of a hand (R-CHI-1..4), and whether any group could
+    hold c at all (R-CHOU-4). ``owes_after``: the 吃 would leave the player owing a discard."""
+    usable = _usable(hand)
+    kan = tuple(1 if n >= 3 else 0 for n in hand)
+    groupable = False
+    legal = []
+    for a in GROUPS_WITH[c]:
+        need = list(_GROUP_COUNTS[a - 20])
+        need[c] -= 1  # c itself is the card on offer
+        if any(usable[k] < need[k] for k in group_cards(a)):
+            continue  # R-CHI-1: the other two cards come from the hand, never a 坎
+        groupable = True
+        rest = tuple(u - n for u, n in zip(usable, need))
+        if not _bi_completable(rest, c):
+            continue  # R-CHI-3
+        if owes_after and not _bi_end_has_free(rest, c, kan):
+            continue  # R-CHI-4
+        legal.append(a)
+    return tuple(legal), groupable
+
+
+def _usable(hand) -> tuple[int, ...]:
     # R-GROUP-1 / R-CHI-1: cards of a 坎 never go into 吃 or 比.
     return tuple(n if n < 3 else 0 for n in hand)
 
@@ -610,30 +633,9 @@ class Game:
     def _chi_options(self, seat: int, c: int) -> tuple[list[int], bool]:
         """Legal 吃 groups of ``seat`` for card c (R-CHI-1..4), and whether its hand could
         group c at all (for R-CHOU-4)."""
-        h = self.hands[seat]
-        usable = _usable(h)
-        groupable = False
-        legal = []
         owes_after = self.held(seat) + 1 > self._target(seat)
-        for a in GROUPS_WITH[c]:
-            g = _GROUP_COUNTS[a - 20]
-            need = list(g)
-            need[c] -= 1  # c itself is the card on offer
-            if any(usable[k] < need[k] for k in range(NUM_KINDS) if need[k]):
-                continue
-            groupable = True
-            rest = tuple(u - n for u, n in zip(usable, need))
-            if not _bi_completable(rest, c):
-                continue  # R-CHI-3
-            if owes_after and not self._can_discard_after_bi(h, need, rest, c):
-                continue  # R-CHI-4
-            legal.append(a)
-        return legal, groupable
-
-    @staticmethod
-    def _can_discard_after_bi(h: list[int], need: list[int], rest: tuple[int, ...], c: int) -> bool:
-        """Is some completion of the 比 chain left with a non-坎 card to discard? (R-CHI-4)"""
-        return _bi_end_has_free(rest, c, tuple(1 if n >= 3 else 0 for n in h))
+        legal, groupable = _chi_legal(tuple(self.hands[seat]), c, owes_after)
+        return list(legal), groupable
 
     def _peng_ok(self, seat: int, c: int) -> bool:
         h = self.hands[seat]
