@@ -21,6 +21,8 @@ Ids 20–57 name a group: in a ``claim`` decision "吃 with this group", in a ``
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .cards import format as fmt
 
 NUM_ACTIONS = 61
@@ -65,6 +67,7 @@ def group_cards(action: int) -> tuple[int, int, int]:
     return GROUPS[action - GROUP_BASE]
 
 
+@lru_cache(maxsize=512)
 def action_name(action: int, decision: str | None = None) -> str:
     """A readable name, e.g. ``打 三``, ``吃 一二三``, ``比 二二贰``, ``碰``, ``胡``, ``过``."""
     if not 0 <= action < NUM_ACTIONS:

@@ -21,6 +21,8 @@ type        meaning                                        huxi small/big
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .cards import parse
 
 MELD_TYPES = ("chi", "peng", "wei", "chou_wei", "pao", "ti")
@@ -68,6 +70,7 @@ def is_chi_group(cards: tuple[int, ...]) -> bool:
     return tuple(cards) in _THREE_CARD_GROUPS
 
 
+@lru_cache(maxsize=1024)
 def group_huxi(gtype: str, cards: tuple[int, ...]) -> int:
     """Huxi of one group (the table of RULES.md section 3)."""
     if gtype in SEQUENCE_TYPES:

@@ -43,6 +43,8 @@ Size 763. Version history: v1 — first version.
 
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 
 from .actions import GROUP_ID
@@ -73,12 +75,14 @@ OBS_SIZE = TO_ACT + 3  # 763
 _TYPE_OFFSET = {"peng": 0, "wei": 20, "chou_wei": 40, "pao": 60, "ti": 80}
 _DECISIONS = {"tianhu": 0, "hu": 1, "claim": 2, "bi": 3, "discard": 4}
 _SOURCES = {"draw": 0, "discard": 1, "liang": 2}
-_LEVEL = tuple(tuple(1.0 if n > j else 0.0 for j in range(4)) for n in range(5))
+_LEVEL = tuple(array("f", [1.0 if n > j else 0.0 for j in range(4)]) for n in range(5))
+_ZEROS = array("f", bytes(4 * 763))
 
 
 def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
     """Encode a view as ``paohuzi-obs-v1`` (float32, length :data:`OBS_SIZE`)."""
-    x = [0.0] * OBS_SIZE
+    # A C float array: item writes cost what a list's do, and numpy wraps it without a copy.
+    x = array("f", _ZEROS)
     me = view.seat
     seen = list(view.hand)
     for k, n in enumerate(view.hand):
@@ -134,7 +138,8 @@ def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
         x[UNSEEN + k] = max(0, 4 - seen[k]) / 4
     if view.to_act is not None:
         x[TO_ACT + (view.to_act - me) % 3] = 1.0
+    vec = np.frombuffer(x, dtype=np.float32)
     if out is None:
-        return np.array(x, dtype=np.float32)
-    out[:] = x
+        return vec
+    out[:] = vec
     return out
