@@ -299,3 +299,66 @@ def test_pass_is_offered_at_every_claim_and_bi():
                 assert PASS in g.legal_actions()
             legal = g.legal_actions()
             g.step(legal[int(rng.integers(len(legal)))])
+
+
+# ---------------------------------------------------------------------- scripted decisions
+
+
+def _env_for(game: Game, rules="huaihua") -> raw_env:
+    env = raw_env(rules=rules)
+    env.reset(options={"deck": game.deck, "dealer": game.dealer})
+    return env
+
+
+def _mask(env) -> list[int]:
+    return np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()
+
+
+def _decision_bits(env) -> list[float]:
+    from paohuzi_env.observation import DECISION
+
+    return env.observe(env.agent_selection)["observation"][DECISION:DECISION + 5].tolist()
+
+
+def test_every_decision_kind_is_masked_in_scripted_hands():
+    from paohuzi_env.actions import HU, PENG
+    from paohuzi_env.rules import get_rules
+    from tests import test_engine_scenarios as sc
+    from tests.deals import D, G, new_game
+
+    # 亮张 HU (R-START-2): the dealer is offered HU/PASS, nobody else has a mask.
+    env = _env_for(new_game(sc.LIANG_D, sc.LIANG_N, sc.LIANG_P))
+    assert env.agent_selection == "player_0" and _mask(env) == [HU, PASS]
+    assert _decision_bits(env) == [1, 0, 0, 0, 0]
+    assert env.observe("player_1")["action_mask"].sum() == 0
+
+    # HU after one's own 提 (win_on_own_ti_wei on, R-FLOW-2).
+    rules = get_rules("huaihua", win_on_own_ti_wei=True)
+    env = _env_for(new_game(sc.TD, sc.TN, sc.TP, "壹", rules=rules), rules)
+    env.step(D("十"))
+    env.step(PASS)
+    assert env.agent_selection == "player_1" and _mask(env) == [HU, PASS]
+    assert _decision_bits(env) == [0, 1, 0, 0, 0]
+
+    # claim with PENG + 吃 groups + PASS (忍碰), then each 比 step (seed 000 (b)).
+    env = _env_for(new_game(sc.B_DEALER, sc.B_NEXT, sc.B_PREV))
+    assert _decision_bits(env) == [0, 0, 0, 0, 1]  # the dealer's discard
+    env.step(D("二"))
+    assert _mask(env) == [G("一二三"), G("二三四"), G("二二贰"), G("二贰贰"), PENG, PASS]
+    assert _decision_bits(env) == [0, 0, 1, 0, 0]
+    env.step(G("二贰贰"))
+    assert _mask(env) == [G("一二三"), G("二三四"), PASS]
+    assert _decision_bits(env) == [0, 0, 0, 1, 0]
+    env.step(G("一二三"))
+    assert _mask(env) == [G("二三四"), PASS]
+    env.step(G("二三四"))
+    assert env.game.decision == "discard" and env.agent_selection == "player_1"
+    assert all(a < 20 for a in _mask(env))  # discards only
+
+    # a 比 chain cancelled with PASS (R-CHI-3): nothing is placed.
+    env = _env_for(new_game(sc.C004_DEALER, sc.C004_NEXT, sc.C004_PREV))
+    env.step(D("三"))
+    env.step(G("三四五"))
+    assert _mask(env) == [G("一二三"), PASS]
+    env.step(PASS)
+    assert env.game.melds[1] == []
