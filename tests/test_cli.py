@@ -1,0 +1,36 @@
+"""The ``paohuzi`` command."""
+
+from __future__ import annotations
+
+from paohuzi_env.cli import main
+
+
+def test_score_prints_decomposition_and_score(capsys):
+    # 坎 捌 (6) + 偎 九 from the self-drawn 九 (3) + 一二三 (3) + 壹贰叁 (6) + three 0-huxi 句
+    # = 18 huxi: 平胡 at 18 -> tun 1 + (18-15)//3 = 2, +1 自摸 = 3; fan 1; score 3.
+    rc = main(["score", "一二三 壹贰叁 四五六 四五六 肆伍陆 捌捌捌 九九", "--win", "九", "--self-drawn"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "胡息 18" in out and "3 囤 × 1 番 = 3 分" in out and "自摸" in out
+    assert "坎" in out and "偎" in out
+
+
+def test_score_with_melds_and_no_win(capsys):
+    rc = main(["score", "一二三 壹贰叁 四五六 四五六 肆伍陆 捌捌捌 九九", "--win", "九"])
+    assert rc == 1  # 16 huxi without 自摸 or 名堂 is below huaihua's 18
+    assert "不能胡" in capsys.readouterr().out
+
+
+def test_bad_input_is_a_clear_error(capsys):
+    assert main(["score", "s11 s1", "--win", "s2"]) == 2
+    assert "s11" in capsys.readouterr().err
+    assert main(["score", "s1", "--melds", "peng-b3b3b3"]) == 2
+    assert "type:cards" in capsys.readouterr().err
+    assert main(["score", "s1", "--rules", "changsha"]) == 2
+    assert "unknown rules preset" in capsys.readouterr().err
+
+
+def test_play_random_prints_a_hand(capsys):
+    assert main(["play-random", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "亮张" in out and ("荒庄" in out or "胡牌" in out or "天胡" in out)
