@@ -50,7 +50,8 @@ class Win:
 # --------------------------------------------------------------------------- decomposition
 
 
-def _pack(counts) -> int:
+def pack_counts(counts) -> int:
+    """A count vector as one int, 3 bits per kind (the memo key of the decompositions)."""
     packed = 0
     for k, n in enumerate(counts):
         if n:
@@ -366,7 +367,7 @@ def evaluate_counts(
             continue
         if len(t) + len(lk) + rest // 3 + (1 if need_pair else 0) != 7:
             continue  # R-WIN-1: exactly 7 门子
-        solved = _solve(_pack(lo), need_pair)
+        solved = _solve(pack_counts(lo), need_pair)
         if solved is not None:
             solvable.append((t, lk, solved))
     forced_tianhu = False
@@ -422,7 +423,7 @@ def evaluate_counts(
         fixed = sum(group_huxi(g, cards) for g, cards in locked)
         rest_groups: tuple[Group, ...] = ()
         rest_h = 0
-        packed = _pack(loose)
+        packed = pack_counts(loose)
         for need in (False, True):
             s = _solve(packed, need)
             if s is not None and s[0] >= rest_h and (not rest_groups or s[0] > rest_h):

@@ -25,20 +25,12 @@ from ..cards import NUM_KINDS, RED_KINDS
 from ..engine import PlayerView, _bi_completable
 from ..groups import group_huxi, sequence_huxi
 from ..rules import as_rules
-from ..scoring import evaluate_counts
+from ..scoring import evaluate_counts, pack_counts
 from .base import Agent
 
 _BITS = 3
 _UNIT = tuple(1 << (_BITS * k) for k in range(NUM_KINDS))
 _EDGE = frozenset((0, 9, 10, 19))
-
-
-def _pack(counts) -> int:
-    p = 0
-    for k, n in enumerate(counts):
-        if n:
-            p += n * _UNIT[k]
-    return p
 
 
 def _get(p: int, k: int) -> int:
@@ -165,7 +157,7 @@ class _HeuristicAgent(Agent):
 
     def _value(self, hand, live, w_huxi: float) -> float:
         loose = [n if n < 3 else 0 for n in hand]
-        v = _structure(_pack(loose), _pack([min(x, 4) for x in live]), w_huxi,
+        v = _structure(pack_counts(loose), pack_counts([min(x, 4) for x in live]), w_huxi,
                        self.edge_penalty)
         for k, n in enumerate(hand):
             if n >= 3:  # a 坎: complete, 3/6 huxi, a 提/跑 chance while the 4th copy is live
