@@ -48,6 +48,9 @@ def test_tiny_training_run_resumes_and_evaluates(tmp_path, monkeypatch):
                    log=lambda *a: None)
     data2 = load_checkpoint(final2)
     assert data2["global_step"] >= 3000 and data2["global_step"] > first_steps
+    # snapshots are frozen copies of past weights, not views of the live ones
+    snap = data2["snapshots"][0]
+    assert any(not torch.equal(snap[k], data2["model"][k]) for k in snap)
     assert data2["iteration"] > data["iteration"]
     # evaluated through the harness
     res = evaluate(f"checkpoint:{final2}", "random", deals=2, seed=0, workers=1, progress=False)

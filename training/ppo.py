@@ -316,7 +316,8 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
             if cfg.anneal_lr:
                 frac = 1.0 - global_step / cfg.total_steps
                 optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
-            cpu_state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+            # clone: on a CPU device .cpu() is the live tensor, and snapshots must not follow it
+            cpu_state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
             weights = np.exp(-np.array(snap_ema) / 2.0) if snapshots else None
             send_snaps = snapshots if iteration == 0 or iteration % cfg.snapshot_every == 0 \
                 or worker_states is not None else None
