@@ -228,6 +228,17 @@ def _score(
 # --------------------------------------------------------------------------- evaluation
 
 
+def _whole_counts(hand, melds, win_card) -> list[int]:
+    """Counts over the whole holding: hand, table groups and the winning card."""
+    total = list(hand)
+    for _, cards in melds:
+        for k in cards:
+            total[k] += 1
+    if win_card is not None:
+        total[win_card] += 1
+    return total
+
+
 def evaluate_win(
     hand,
     melds=(),
@@ -272,13 +283,7 @@ def evaluate_win(
         if len(got) != 1:
             raise ValueError(f"win_card must be one card, got {win_card!r}")
         wc = got[0]
-    total = counts_of(hand_kinds)
-    for _, cards in norm:
-        for k in cards:
-            total[k] += 1
-    if wc is not None:
-        total[wc] += 1
-    for k, n in enumerate(total):
+    for k, n in enumerate(_whole_counts(counts_of(hand_kinds), norm, wc)):
         if n > 4:
             raise ValueError(
                 f"kind {k} appears {n} times in hand + melds + win_card; at most 4 exist"
@@ -380,13 +385,7 @@ def evaluate_counts(
 
     # Phase 2: colours and sizes of the whole winning hand (R-SCORE-3), then scores.
     red = big = small = 0
-    all_counts = list(hand)
-    for _, cards in melds:
-        for k in cards:
-            all_counts[k] += 1
-    if win_card is not None:
-        all_counts[win_card] += 1
-    for k, n in enumerate(all_counts):
+    for k, n in enumerate(_whole_counts(hand, melds, win_card)):
         if n:
             if _RED[k]:
                 red += n
