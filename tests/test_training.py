@@ -158,3 +158,47 @@ def test_rollout_transitions_and_rewards():
     assert hand_reward((6, -3, -3), 0, "score", 0) == 6.0
     assert hand_reward((6, -3, -3), 1, "win", 0) == -0.5
     assert hand_reward((128, -64, -64), 0, "normalized", 0) == 1.0
+
+
+def test_a_fresh_network_with_the_expert_prior_plays_exactly_like_expert():
+    """Residual policy learning: near-zero network logits + the prior's bonus = the prior's
+    argmax choice at every decision, so training starts from the bot's strength."""
+    from training.policy import PolicyAgent
+
+    torch.manual_seed(0)
+    model = ActorCritic(hidden=32, prior="expert", prior_weight=4.0)
+    model.eval()
+    agent = PolicyAgent(model, seed=0)
+    expert = make_agent("expert", seed=0)
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(8):
+        g = Game("huaihua", seed=int(rng.integers(2**31)))
+        while not g.done:
+            v = g.view(g.current_player)
+            a = expert(v)
+            assert agent(v) == a
+            checked += len(v.legal) > 1
+            g.step(a)
+    assert checked > 50
+    # the one-hot choice is an input: without it the network refuses to act
+    with pytest.raises(ValueError, match="prior"):
+        model.masked_logits(torch.zeros(1, 763), torch.ones(1, NUM_ACTIONS, dtype=torch.bool))
+
+
+def test_prior_config_is_validated_and_trains(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="prior"):
+        make_config({"prior": "oracle"})
+    with pytest.raises(ValueError, match="bc_steps"):
+        make_config({"prior": "expert", "bc_steps": 100})
+    monkeypatch.chdir(tmp_path)
+    cfg = _tiny(prior="expert", total_steps=500, opponent_bots={"expert": 0.5})
+    final = train(cfg, log=lambda *a: None)
+    data = load_checkpoint(final)
+    assert data["config"]["prior"] == "expert"
+    agent = make_agent(f"checkpoint:{final}", seed=0)
+    assert agent.prior is not None and agent.prior.name == "expert"
+    roll = Rollout(cfg, np.random.SeedSequence(1))
+    batch = roll.collect(100)
+    n = len(batch["action"])
+    assert batch["mask"][np.arange(n), batch["prior"]].all()  # the prior's choices are legal

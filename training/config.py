@@ -73,6 +73,14 @@ class PPOConfig:
     """Iterations between snapshots added to the opponent pool."""
     snapshot_pool: int = 8
     """Most snapshots kept in the pool."""
+    prior: str = "none"
+    """Residual policy learning: a rule-based bot (``greedy`` or ``expert``) whose choice is
+    added to the actor's logits with weight ``prior_weight`` and shown to the actor as a
+    one-hot input; the network learns corrections to it. The bot reads only the seat's
+    ``PlayerView``, like the actor. ``none``: a plain network."""
+    prior_weight: float = 4.0
+    """Logit bonus of the prior's choice. A fresh network (near-zero logits) then plays the
+    prior's choice under argmax and samples it with probability e^w / (e^w + legal - 1)."""
     bc_steps: int = 0
     """Behaviour-cloning warm start: expert decisions to imitate before PPO (0: none)."""
     bc_epochs: int = 20
@@ -147,6 +155,13 @@ def validate(cfg: PPOConfig) -> None:
     bad = sorted(set(cfg.opponent_bots) - {"random", "greedy", "expert"})
     if bad:
         raise ValueError(f"unknown bot(s) {bad} in opponent_bots; valid: random, greedy, expert")
+    if cfg.prior not in ("none", "greedy", "expert"):
+        raise ValueError(f"config 'prior' must be none, greedy or expert, got {cfg.prior!r}")
+    if cfg.prior_weight < 0:
+        raise ValueError(f"config 'prior_weight' must be >= 0, got {cfg.prior_weight}")
+    if cfg.prior != "none" and cfg.bc_steps:
+        raise ValueError("config 'bc_steps' must be 0 when 'prior' is set: the prior already "
+                         "plays the bot's choices, so there is nothing to clone")
     if cfg.device not in ("auto", "cpu", "cuda"):
         raise ValueError(f"config 'device' must be auto, cpu or cuda, got {cfg.device!r}")
 

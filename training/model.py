@@ -24,13 +24,22 @@ def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> 
 
 class ActorCritic(nn.Module):
     """Two MLPs: the actor reads the seat's observation; the critic reads it too, plus the
-    full-information features when ``central_critic`` is on."""
+    full-information features when ``central_critic`` is on.
 
-    def __init__(self, hidden: int = 256, central_critic: bool = False) -> None:
+    With a ``prior`` (residual policy learning) the actor also reads the one-hot choice of a
+    rule-based bot, and that choice gets ``prior_weight`` added to its logit: a fresh network
+    plays like the bot and training learns where to depart from it. ``prior`` is a tensor of
+    action indices, one per row, computed by the caller from the same ``PlayerView``."""
+
+    def __init__(self, hidden: int = 256, central_critic: bool = False, prior: str = "none",
+                 prior_weight: float = 0.0) -> None:
         super().__init__()
         self.central_critic = central_critic
+        self.prior = prior
+        self.prior_weight = float(prior_weight)
+        ain = OBS_SIZE + (NUM_ACTIONS if prior != "none" else 0)
         self.actor = nn.Sequential(
-            layer_init(nn.Linear(OBS_SIZE, hidden)), nn.ReLU(),
+            layer_init(nn.Linear(ain, hidden)), nn.ReLU(),
             layer_init(nn.Linear(hidden, hidden)), nn.ReLU(),
             layer_init(nn.Linear(hidden, NUM_ACTIONS), std=0.01),
         )
@@ -41,22 +50,37 @@ class ActorCritic(nn.Module):
             layer_init(nn.Linear(hidden, 1), std=1.0),
         )
 
-    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        logits = self.actor(obs)
+    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor,
+                      prior: torch.Tensor | None = None) -> torch.Tensor:
+        if self.prior == "none":
+            logits = self.actor(obs)
+        else:
+            if prior is None:
+                raise ValueError(f"this network was trained with the {self.prior!r} prior; "
+                                 "pass the prior's actions")
+            onehot = torch.nn.functional.one_hot(prior, NUM_ACTIONS).to(obs.dtype)
+            logits = self.actor(torch.cat([obs, onehot], dim=-1)) + self.prior_weight * onehot
         return torch.where(mask, logits, torch.full_like(logits, MASK_VALUE))
 
     def value(self, obs: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
         x = obs if not self.central_critic else torch.cat([obs, extra], dim=-1)
         return self.critic(x).squeeze(-1)
 
-    def evaluate(self, obs, mask, action, extra=None):
+    def evaluate(self, obs, mask, action, extra=None, prior=None):
         """log-prob of ``action``, entropy over legal actions, and value."""
-        logits = self.masked_logits(obs, mask)
+        logits = self.masked_logits(obs, mask, prior)
         logp_all = torch.log_softmax(logits, dim=-1)
         p = logp_all.exp()
         entropy = -(torch.where(mask, p * logp_all, torch.zeros_like(p))).sum(-1)
         logp = logp_all.gather(-1, action.unsqueeze(-1)).squeeze(-1)
         return logp, entropy, self.value(obs, extra)
+
+
+def model_for(cfg) -> ActorCritic:
+    """The network a config describes (``cfg``: a :class:`PPOConfig` or its dict)."""
+    get = cfg.get if isinstance(cfg, dict) else lambda k, d=None: getattr(cfg, k, d)
+    return ActorCritic(get("hidden"), get("central_critic"), get("prior", "none"),
+                       get("prior_weight", 0.0))
 
 
 def critic_extra(game, seat: int) -> np.ndarray:

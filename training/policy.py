@@ -6,18 +6,18 @@ import numpy as np
 import torch
 
 from paohuzi_env.actions import NUM_ACTIONS
+from paohuzi_env.agents import make_agent
 from paohuzi_env.agents.base import Agent
 from paohuzi_env.engine import PlayerView
 from paohuzi_env.observation import encode
 from paohuzi_env.rules import as_rules
 
 from .checkpoint import load_checkpoint
-from .model import ActorCritic
+from .model import ActorCritic, model_for
 
 
 def model_from_checkpoint(data: dict) -> ActorCritic:
-    cfg = data["config"]
-    model = ActorCritic(cfg["hidden"], cfg["central_critic"])
+    model = model_for(data["config"])
     try:
         model.load_state_dict(data["model"])
     except RuntimeError as e:
@@ -27,21 +27,28 @@ def model_from_checkpoint(data: dict) -> ActorCritic:
 
 
 class PolicyAgent(Agent):
-    """Acts with the policy's most probable legal action (or samples, ``sample=True``)."""
+    """Acts with the policy's most probable legal action (or samples, ``sample=True``).
+
+    A network trained with a prior asks its own copy of the prior bot at every decision,
+    from the same ``PlayerView``."""
 
     name = "policy"
 
-    def __init__(self, model: ActorCritic, seed=None, sample: bool = False) -> None:
+    def __init__(self, model: ActorCritic, seed=None, sample: bool = False,
+                 rules="huaihua") -> None:
         super().__init__(seed)
         self.model = model
         self.sample = sample
+        self.prior = None if model.prior == "none" else make_agent(
+            model.prior, seed=int(self.rng.integers(2**63)), rules=rules)
 
     @torch.no_grad()
     def act(self, view: PlayerView) -> int:
         obs = torch.from_numpy(encode(view)).unsqueeze(0)
         mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
         mask[0, list(view.legal)] = True
-        logits = self.model.masked_logits(obs, mask)[0]
+        prior = None if self.prior is None else torch.tensor([self.prior(view)])
+        logits = self.model.masked_logits(obs, mask, prior)[0]
         if not self.sample:
             return int(torch.argmax(logits))
         p = torch.softmax(logits, -1).numpy().astype(np.float64)
@@ -52,4 +59,4 @@ def load_checkpoint_agent(path: str, seed=None, rules="huaihua") -> PolicyAgent:
     """The agent of a checkpoint; it must have been trained under ``rules``' preset."""
     data = load_checkpoint(path, rules_name=as_rules(rules).name)
     torch.set_num_threads(1)
-    return PolicyAgent(model_from_checkpoint(data), seed)
+    return PolicyAgent(model_from_checkpoint(data), seed, rules=rules)

@@ -29,7 +29,7 @@ from paohuzi_env.rules import get_rules
 
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import PPOConfig, load_config, to_dict
-from .model import ActorCritic
+from .model import model_for
 from .rollout import Rollout, worker_main
 
 RESUME_MAY_CHANGE = frozenset({
@@ -93,7 +93,7 @@ class Workers:
 
 
 def _merge(batches: list[dict]) -> dict:
-    keys = ("obs", "mask", "action", "logp", "value", "adv", "ret", "extra")
+    keys = ("obs", "mask", "action", "logp", "value", "adv", "ret", "extra", "prior")
     return {k: np.concatenate([b[k] for b in batches]) for k in keys}
 
 
@@ -109,7 +109,7 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng) -> dict:
             mb = torch.as_tensor(perm[start:start + cfg.minibatch_size], device=device)
             logp, entropy, value = model.evaluate(
                 t["obs"][mb], t["mask"][mb], t["action"][mb],
-                None if extra is None else extra[mb])
+                None if extra is None else extra[mb], t["prior"][mb])
             logratio = logp - t["logp"][mb]
             ratio = logratio.exp()
             with torch.no_grad():
@@ -255,7 +255,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
     ckpt_path = ckpt_dir / "latest.pt"
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 1]))
-    model = ActorCritic(cfg.hidden, cfg.central_critic).to(device)
+    model = model_for(cfg).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.learning_rate, eps=1e-5)
     global_step, iteration, t_train = 0, 0, 0.0
     snapshots: list[dict] = []

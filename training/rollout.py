@@ -19,7 +19,7 @@ from paohuzi_env.observation import OBS_SIZE, encode
 from paohuzi_env.rules import get_rules
 
 from .config import PPOConfig
-from .model import ActorCritic, critic_extra
+from .model import critic_extra, model_for
 
 NORMALIZER = 64.0
 
@@ -51,8 +51,11 @@ class Rollout:
         self.cfg = cfg
         self.rules = get_rules(cfg.rules, **cfg.rules_overrides)
         self.rng = np.random.default_rng(seed_seq)
-        self.model = ActorCritic(cfg.hidden, cfg.central_critic)
+        self.model = model_for(cfg)
         self.model.eval()
+        # the residual prior: a deterministic bot asked for its choice at every network decision
+        self.prior = None if cfg.prior == "none" else make_agent(
+            cfg.prior, seed=int(self.rng.integers(2**63)), rules=self.rules)
         self.snapshots: list[ActorCritic] = []
         self.snapshot_weights = np.zeros(0)
         self.hands: list[_Hand] = [self._new_hand() for _ in range(cfg.games_per_worker)]
@@ -64,7 +67,7 @@ class Rollout:
         if snapshots is not None:
             self.snapshots = []
             for sd in snapshots:
-                m = ActorCritic(self.cfg.hidden, self.cfg.central_critic)
+                m = model_for(self.cfg)
                 m.load_state_dict(sd)
                 m.eval()
                 self.snapshots.append(m)
@@ -105,7 +108,8 @@ class Rollout:
     def collect(self, n_steps: int) -> dict:
         """Play until at least ``n_steps`` learner transitions of finished hands are ready."""
         cfg = self.cfg
-        out = {k: [] for k in ("obs", "mask", "action", "logp", "value", "adv", "ret", "extra")}
+        out = {k: [] for k in ("obs", "mask", "action", "logp", "value", "adv", "ret", "extra",
+                               "prior")}
         stats = {"invalid_actions": 0, "hands": 0, "by_opponent": {}}
         ready = 0
         while ready < n_steps:
@@ -132,13 +136,17 @@ class Rollout:
                 model = self.model if key == "learner" else self.snapshots[key[1]]
                 obs = np.empty((len(idxs), OBS_SIZE), dtype=np.float32)
                 mask = np.zeros((len(idxs), NUM_ACTIONS), dtype=bool)
+                prior = np.zeros(len(idxs), dtype=np.int64)
                 for j, hi in enumerate(idxs):
                     g = self.hands[hi].game
                     view = g.view(g.current_player)
                     encode(view, obs[j])
                     mask[j, list(view.legal)] = True
+                    if self.prior is not None:
+                        prior[j] = self.prior(view)
                 ot, mt = torch.from_numpy(obs), torch.from_numpy(mask)
-                logits = model.masked_logits(ot, mt)
+                pt = torch.from_numpy(prior) if self.prior is not None else None
+                logits = model.masked_logits(ot, mt, pt)
                 logp_all = torch.log_softmax(logits, -1)
                 probs = logp_all.exp().numpy().astype(np.float64)
                 cdf = np.cumsum(probs, axis=1)
@@ -164,7 +172,7 @@ class Rollout:
                     if key == "learner":
                         hand.traj[g.current_player].append((
                             obs[j].copy(), mask[j].copy(), a, float(logp[j]), float(values[j]),
-                            None if extra is None else extra[j],
+                            None if extra is None else extra[j], int(prior[j]),
                         ))
                     g.step(a)
         for k in list(out):
@@ -203,6 +211,7 @@ class Rollout:
             out["value"].append(values)
             out["adv"].append(adv)
             out["ret"].append(adv + values)
+            out["prior"].append(np.array([t[6] for t in traj], dtype=np.int64))
             if cfg.central_critic:
                 out["extra"].append(np.stack([t[5] for t in traj]))
             n += T
