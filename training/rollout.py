@@ -19,7 +19,7 @@ from paohuzi_env.observation import OBS_SIZE, encode
 from paohuzi_env.rules import get_rules
 
 from .config import PPOConfig
-from .model import critic_extra, model_for
+from .model import ActorCritic, critic_extra, model_for
 
 NORMALIZER = 64.0
 
