@@ -202,3 +202,19 @@ def test_prior_config_is_validated_and_trains(tmp_path, monkeypatch):
     batch = roll.collect(100)
     n = len(batch["action"])
     assert batch["mask"][np.arange(n), batch["prior"]].all()  # the prior's choices are legal
+
+
+def test_duplicate_deal_baseline_cancels_the_deal():
+    """A learner that always plays expert's choice scores exactly what expert scores on the
+    same deal, so every reward against the all-expert baseline is 0; raw points are not."""
+    with pytest.raises(ValueError, match="reward_baseline"):
+        make_config({"reward_baseline": "expert", "reward": "win"})
+    kw = dict(prior="expert", prior_weight=60.0, reward="score", gae_lambda=1.0,
+              opponent_self=0.5, opponent_snapshots=0.0, opponent_bots={"expert": 0.5})
+    base = Rollout(_tiny(reward_baseline="expert", **kw), np.random.SeedSequence(4)).collect(150)
+    raw = Rollout(_tiny(**kw), np.random.SeedSequence(4)).collect(150)
+    assert base["stats"]["hands"] > 3
+    assert np.array_equal(base["action"], raw["action"])  # same deals, same (expert) play
+    assert np.allclose(base["ret"] - base["value"], base["adv"])
+    assert np.abs(base["adv"] + base["value"]).max() < 1e-5  # Monte Carlo returns are all 0
+    assert np.abs(raw["adv"] + raw["value"]).max() > 0.5  # raw points are not

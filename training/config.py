@@ -63,6 +63,11 @@ class PPOConfig:
     """Stop an update's epochs early once the approximate KL exceeds this (None: never)."""
     reward: str = "normalized"
     """Reward of a hand: ``score``, ``win`` or ``normalized`` (points / 64, clipped)."""
+    reward_baseline: str = "none"
+    """``expert``: subtract from each seat's points the points that seat scores when all three
+    seats play ``expert`` on the same deal (a duplicate-deal baseline). It depends on the deal
+    only, never on the learner's actions, so the policy gradient stays unbiased while the luck
+    of the deal cancels. ``none``: the raw points."""
     opponent_self: float = 0.3
     """Share of hands where the current policy sits in all three seats."""
     opponent_snapshots: float = 0.2
@@ -155,6 +160,11 @@ def validate(cfg: PPOConfig) -> None:
     bad = sorted(set(cfg.opponent_bots) - {"random", "greedy", "expert"})
     if bad:
         raise ValueError(f"unknown bot(s) {bad} in opponent_bots; valid: random, greedy, expert")
+    if cfg.reward_baseline not in ("none", "expert"):
+        raise ValueError(f"config 'reward_baseline' must be none or expert, got {cfg.reward_baseline!r}")
+    if cfg.reward_baseline != "none" and cfg.reward == "win":
+        raise ValueError("config 'reward_baseline' needs reward score or normalized (a win/loss "
+                         "reward has no points to subtract from)")
     if cfg.prior not in ("none", "greedy", "expert"):
         raise ValueError(f"config 'prior' must be none, greedy or expert, got {cfg.prior!r}")
     if cfg.prior_weight < 0:

@@ -33,10 +33,22 @@ def hand_reward(scores, seat: int, mode: str, winner) -> float:
     return max(-1.0, min(1.0, scores[seat] / NORMALIZER))
 
 
-class _Hand:
-    __slots__ = ("game", "roles", "bots", "kind", "traj")
+def expert_scores(rules, seed: int) -> tuple:
+    """The points of every seat when three ``expert`` bots play the deal of ``Game(rules, seed)``
+    (the bots are deterministic, so this is a function of the deal)."""
+    game = Game(rules, seed=seed)
+    bots = [make_agent("expert", seed=0, rules=rules) for _ in range(3)]
+    while not game.done:
+        s = game.current_player
+        game.step(bots[s](game.view(s)))
+    return game.result.scores
 
-    def __init__(self, game, roles, bots, kind):
+
+class _Hand:
+    __slots__ = ("game", "roles", "bots", "kind", "traj", "seed")
+
+    def __init__(self, game, roles, bots, kind, seed):
+        self.seed = seed
         self.game = game
         self.roles = roles  # seat -> "learner" | ("snap", i) | "bot"
         self.bots = bots  # seat -> Agent
@@ -80,7 +92,8 @@ class Rollout:
         shares = np.array([cfg.opponent_self, cfg.opponent_snapshots if self.snapshots else 0.0]
                           + list(cfg.opponent_bots.values()), dtype=np.float64)
         kind = kinds[int(self.rng.choice(len(kinds), p=shares / shares.sum()))]
-        game = Game(self.rules, seed=int(self.rng.integers(2**63)))
+        seed = int(self.rng.integers(2**63))
+        game = Game(self.rules, seed=seed)
         learner = int(self.rng.integers(3))
         bots = {}
         if kind == "self":
@@ -100,7 +113,7 @@ class Rollout:
                     bots[s] = make_agent(name, seed=int(self.rng.integers(2**63)),
                                          rules=self.rules)
             tag = ("bot", name)
-        return _Hand(game, roles, bots, tag)
+        return _Hand(game, roles, bots, tag, seed)
 
     # ------------------------------------------------------------------ collection
 
@@ -190,13 +203,17 @@ class Rollout:
         r = hand.game.result
         n = 0
         stats["hands"] += 1
+        scores = r.scores
+        if cfg.reward_baseline == "expert" and hand.traj:
+            base = expert_scores(self.rules, hand.seed)
+            scores = tuple(a - b for a, b in zip(scores, base))
         for seat, traj in hand.traj.items():
             if not traj:
                 continue
             T = len(traj)
             values = np.array([t[4] for t in traj], dtype=np.float32)
             rewards = np.zeros(T, dtype=np.float32)
-            rewards[-1] = hand_reward(r.scores, seat, cfg.reward, r.winner)
+            rewards[-1] = hand_reward(scores, seat, cfg.reward, r.winner)
             adv = np.zeros(T, dtype=np.float32)
             last = 0.0
             for t in range(T - 1, -1, -1):
