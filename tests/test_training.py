@@ -218,3 +218,24 @@ def test_duplicate_deal_baseline_cancels_the_deal():
     assert np.allclose(base["ret"] - base["value"], base["adv"])
     assert np.abs(base["adv"] + base["value"]).max() < 1e-5  # Monte Carlo returns are all 0
     assert np.abs(raw["adv"] + raw["value"]).max() > 0.5  # raw points are not
+
+
+def test_rollout_advantages_are_zero_on_the_prior_and_duplicate_playouts_elsewhere():
+    from training.rollout import prior_playout
+
+    with pytest.raises(ValueError, match="needs a 'prior'"):
+        make_config({"advantage": "rollout"})
+    cfg = _tiny(prior="expert", prior_weight=1.0, advantage="rollout", reward="score",
+                opponent_self=1.0, opponent_snapshots=0.0, opponent_bots={"expert": 0.0})
+    batch = Rollout(cfg, np.random.SeedSequence(2)).collect(120)
+    follows = batch["action"] == batch["prior"]
+    assert follows.any() and (~follows).any()
+    assert (batch["adv"][follows] == 0).all()
+    assert (batch["adv"][~follows] != 0).any()  # some departures changed the outcome
+    # a playout is a pure function of the position: the same twice, the game left untouched
+    g = Game("huaihua", seed=11)
+    bot = make_agent("expert", seed=0)
+    before = g.record()
+    a = g.legal_actions()[0]
+    assert prior_playout(g, a, 0, bot) == prior_playout(g, a, 0, bot)
+    assert g.record() == before

@@ -63,6 +63,13 @@ class PPOConfig:
     """Stop an update's epochs early once the approximate KL exceeds this (None: never)."""
     reward: str = "normalized"
     """Reward of a hand: ``score``, ``win`` or ``normalized`` (points / 64, clipped)."""
+    advantage: str = "gae"
+    """``gae``: GAE over each (hand, seat) trajectory with the critic. ``rollout`` (needs a
+    ``prior``): where the learner departed from the prior's choice, the advantage is the seat's
+    points when everyone plays the prior after the learner's action minus the same after the
+    prior's choice, played out on the same deck (a duplicate rollout: it sees the hidden cards,
+    like the central critic, and only ever shapes the training signal); decisions that follow
+    the prior get 0, and advantages are scaled but not centred. The critic is still trained."""
     reward_baseline: str = "none"
     """``expert``: subtract from each seat's points the points that seat scores when all three
     seats play ``expert`` on the same deal (a duplicate-deal baseline). It depends on the deal
@@ -165,6 +172,13 @@ def validate(cfg: PPOConfig) -> None:
     if cfg.reward_baseline != "none" and cfg.reward == "win":
         raise ValueError("config 'reward_baseline' needs reward score or normalized (a win/loss "
                          "reward has no points to subtract from)")
+    if cfg.advantage not in ("gae", "rollout"):
+        raise ValueError(f"config 'advantage' must be gae or rollout, got {cfg.advantage!r}")
+    if cfg.advantage == "rollout" and cfg.prior == "none":
+        raise ValueError("config 'advantage: rollout' needs a 'prior' (greedy or expert) to "
+                         "measure departures from")
+    if cfg.advantage == "rollout" and cfg.reward == "win":
+        raise ValueError("config 'advantage: rollout' needs reward score or normalized")
     if cfg.prior not in ("none", "greedy", "expert"):
         raise ValueError(f"config 'prior' must be none, greedy or expert, got {cfg.prior!r}")
     if cfg.prior_weight < 0:

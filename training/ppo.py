@@ -116,7 +116,10 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng) -> dict:
                 approx_kl = ((ratio - 1) - logratio).mean()
                 clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
             adv = t["adv"][mb]
-            adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(mb) > 1 else adv
+            if cfg.advantage == "rollout":  # zeros mean "as good as the prior": keep them 0
+                adv = adv / (adv.std() + 1e-8) if len(mb) > 1 else adv
+            else:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(mb) > 1 else adv
             pg_loss = torch.max(-adv * ratio,
                                 -adv * torch.clamp(ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
             ret, old_v = t["ret"][mb], t["value"][mb]

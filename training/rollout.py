@@ -9,6 +9,8 @@ its own GAE (trajectories of different seats or hands never mix).
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import torch
 
@@ -42,6 +44,16 @@ def expert_scores(rules, seed: int) -> tuple:
         s = game.current_player
         game.step(bots[s](game.view(s)))
     return game.result.scores
+
+
+def prior_playout(game: Game, action: int, seat: int, bot) -> float:
+    """``seat``'s points when ``action`` is taken now and ``bot`` plays every seat after it,
+    on a copy of ``game`` (same deck: the duplicate rollout of ``advantage: rollout``)."""
+    g = copy.deepcopy(game)
+    g.step(action)
+    while not g.done:
+        g.step(bot(g.view(g.current_player)))
+    return float(g.result.scores[seat])
 
 
 class _Hand:
@@ -183,9 +195,14 @@ class Rollout:
                         stats["invalid_actions"] += 1
                         a = int(np.flatnonzero(mask[j])[0])
                     if key == "learner":
+                        dev = 0.0
+                        if cfg.advantage == "rollout" and a != prior[j]:
+                            s = g.current_player
+                            dev = self._scale(prior_playout(g, a, s, self.prior)
+                                              - prior_playout(g, int(prior[j]), s, self.prior))
                         hand.traj[g.current_player].append((
                             obs[j].copy(), mask[j].copy(), a, float(logp[j]), float(values[j]),
-                            None if extra is None else extra[j], int(prior[j]),
+                            None if extra is None else extra[j], int(prior[j]), dev,
                         ))
                     g.step(a)
         for k in list(out):
@@ -196,6 +213,12 @@ class Rollout:
         out["stats"] = stats
         out["rng_state"] = self.rng.bit_generator.state
         return out
+
+    def _scale(self, points: float) -> float:
+        """Points on the reward's scale (``normalized``: / 64, clipped)."""
+        if self.cfg.reward == "normalized":
+            return max(-1.0, min(1.0, points / NORMALIZER))
+        return points
 
     def _finish(self, hand: _Hand, out: dict, stats: dict) -> int:
         """GAE over each learner seat's trajectory of a finished hand."""
@@ -226,8 +249,10 @@ class Rollout:
             out["action"].append(np.array([t[2] for t in traj], dtype=np.int64))
             out["logp"].append(np.array([t[3] for t in traj], dtype=np.float32))
             out["value"].append(values)
-            out["adv"].append(adv)
             out["ret"].append(adv + values)
+            if cfg.advantage == "rollout":
+                adv = np.array([t[7] for t in traj], dtype=np.float32)
+            out["adv"].append(adv)
             out["prior"].append(np.array([t[6] for t in traj], dtype=np.int64))
             if cfg.central_critic:
                 out["extra"].append(np.stack([t[5] for t in traj]))
