@@ -58,6 +58,8 @@ def test_tiny_training_run_resumes_and_evaluates(tmp_path, monkeypatch):
     # a play-only export is smaller, still plays, and cannot be resumed
     small = export_policy(final2, tmp_path / "policy.pt")
     assert small.stat().st_size < final2.stat().st_size
+    with pytest.raises(ValueError, match="without a prior"):
+        export_policy(final2, tmp_path / "p2.pt", prior_weight=5.0)
     g1 = Game(seed=1)
     assert make_agent(f"checkpoint:{small}", seed=0)(g1.view(g1.current_player)) in g1.legal_actions()
     with pytest.raises(ValueError, match="play-only"):
@@ -198,6 +200,12 @@ def test_prior_config_is_validated_and_trains(tmp_path, monkeypatch):
     assert data["config"]["prior"] == "expert"
     agent = make_agent(f"checkpoint:{final}", seed=0)
     assert agent.prior is not None and agent.prior.name == "expert"
+    # an export may play with a larger prior bonus: the network's output is unchanged
+    bold = export_policy(final, tmp_path / "bold.pt", prior_weight=9.0)
+    bold_agent = make_agent(f"checkpoint:{bold}", seed=0)
+    assert bold_agent.model.prior_weight == 9.0 and agent.model.prior_weight == 4.0
+    with pytest.raises(ValueError, match="prior-weight must be >= 0"):
+        export_policy(final, tmp_path / "neg.pt", prior_weight=-1.0)
     roll = Rollout(cfg, np.random.SeedSequence(1))
     batch = roll.collect(100)
     n = len(batch["action"])

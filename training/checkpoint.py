@@ -65,12 +65,23 @@ POLICY_KEYS = ("model", "config", "rules", "global_step", "iteration", "train_se
                "eval_history")
 
 
-def export_policy(src: str | Path, dst: str | Path) -> Path:
+def export_policy(src: str | Path, dst: str | Path, prior_weight: float | None = None) -> Path:
     """A small, play-only copy of a checkpoint: the network, its config, rules and history
-    (no optimizer, snapshots or generator states; it cannot be resumed)."""
+    (no optimizer, snapshots or generator states; it cannot be resumed).
+
+    ``prior_weight`` (networks trained with a prior only) sets the logit bonus of the prior's
+    choice the exported policy plays with: above the training value, the policy departs from
+    the prior only where the network is more sure of it."""
     data = load_checkpoint(src)
     payload = {k: data[k] for k in POLICY_KEYS if k in data}
     payload["policy_only"] = True
+    if prior_weight is not None:
+        if payload["config"].get("prior", "none") == "none":
+            raise ValueError(f"{src} was trained without a prior; --prior-weight does not apply")
+        if prior_weight < 0:
+            raise ValueError(f"--prior-weight must be >= 0, got {prior_weight}")
+        payload["config"] = {**payload["config"], "prior_weight": float(prior_weight),
+                             "trained_prior_weight": payload["config"]["prior_weight"]}
     save_checkpoint(dst, payload)
     return Path(dst)
 
@@ -85,9 +96,11 @@ def main(argv: list[str] | None = None) -> int:
     e = sub.add_parser("export", help="write a small play-only copy of a checkpoint")
     e.add_argument("src")
     e.add_argument("dst")
+    e.add_argument("--prior-weight", type=float, default=None,
+                   help="logit bonus of the prior's choice to play with (default: as trained)")
     a = p.parse_args(argv)
     try:
-        out = export_policy(a.src, a.dst)
+        out = export_policy(a.src, a.dst, a.prior_weight)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
