@@ -39,11 +39,14 @@ def expert_scores(rules, seed: int) -> tuple:
     """The points of every seat when three ``expert`` bots play the deal of ``Game(rules, seed)``
     (the bots are deterministic, so this is a function of the deal)."""
     game = Game(rules, seed=seed)
-    bots = [make_agent("expert", seed=0, rules=rules) for _ in range(3)]
-    while not game.done:
-        s = game.current_player
-        game.step(bots[s](game.view(s)))
+    _play_out(game, make_agent("expert", seed=0, rules=rules))
     return game.result.scores
+
+
+def _play_out(game: Game, bot) -> None:
+    """``bot`` (stateless) plays every seat until the hand ends."""
+    while not game.done:
+        game.step(bot(game.view(game.current_player)))
 
 
 def prior_playout(game: Game, action: int, seat: int, bot) -> float:
@@ -51,8 +54,7 @@ def prior_playout(game: Game, action: int, seat: int, bot) -> float:
     on a copy of ``game`` (same deck: the duplicate rollout of ``advantage: rollout``)."""
     g = copy.deepcopy(game)
     g.step(action)
-    while not g.done:
-        g.step(bot(g.view(g.current_player)))
+    _play_out(g, bot)
     return float(g.result.scores[seat])
 
 
@@ -216,9 +218,7 @@ class Rollout:
 
     def _scale(self, points: float) -> float:
         """Points on the reward's scale (``normalized``: / 64, clipped)."""
-        if self.cfg.reward == "normalized":
-            return max(-1.0, min(1.0, points / NORMALIZER))
-        return points
+        return hand_reward((points,), 0, self.cfg.reward, None)
 
     def _finish(self, hand: _Hand, out: dict, stats: dict) -> int:
         """GAE over each learner seat's trajectory of a finished hand."""
