@@ -13,7 +13,12 @@ torch = pytest.importorskip("torch")
 from paohuzi_env.actions import NUM_ACTIONS  # noqa: E402
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.engine import Game  # noqa: E402
-from training.checkpoint import export_policy, load_checkpoint, save_checkpoint  # noqa: E402
+from training.checkpoint import (  # noqa: E402
+    export_policy,
+    load_checkpoint,
+    save_checkpoint,
+    slim_checkpoint,
+)
 from training.config import PPOConfig, load_config, make_config, to_dict  # noqa: E402
 from training.evaluate import evaluate  # noqa: E402
 from training.model import MASK_VALUE, ActorCritic  # noqa: E402
@@ -64,6 +69,16 @@ def test_tiny_training_run_resumes_and_evaluates(tmp_path, monkeypatch):
     assert make_agent(f"checkpoint:{small}", seed=0)(g1.view(g1.current_player)) in g1.legal_actions()
     with pytest.raises(ValueError, match="play-only"):
         train(cfg2, resume=str(small), log=lambda *a: None)
+    with pytest.raises(ValueError, match="play-only"):
+        slim_checkpoint(small, tmp_path / "s.pt")
+    # a slimmed copy drops only the snapshot pool, and the run resumes from it
+    slim = slim_checkpoint(final2, tmp_path / "slim.pt")
+    data3 = load_checkpoint(slim)
+    assert data3["snapshots"] == [] and data3["global_step"] == data2["global_step"]
+    assert slim.stat().st_size < final2.stat().st_size
+    final3 = train(_tiny(total_steps=3600, bc_steps=120, bc_epochs=1), resume=str(slim),
+                   log=lambda *a: None)
+    assert load_checkpoint(final3)["global_step"] >= 3600
     # the harness spec loads it and plays legal moves
     agent = make_agent(f"checkpoint:{final2}", seed=0)
     g = Game(seed=0)

@@ -86,8 +86,22 @@ def export_policy(src: str | Path, dst: str | Path, prior_weight: float | None =
     return Path(dst)
 
 
+def slim_checkpoint(src: str | Path, dst: str | Path) -> Path:
+    """A resumable copy of a run's checkpoint without the league's snapshot pool (the bulk of
+    the file: up to ``snapshot_pool`` past networks). Everything else -- model, optimizer,
+    counters, generator states -- is kept, so ``--resume`` continues the run; the pool refills
+    from the learner's weights every ``snapshot_every`` iterations."""
+    data = load_checkpoint(src)
+    if data.get("policy_only"):
+        raise ValueError(f"{src} is a play-only export; slim the run's latest.pt instead")
+    payload = {k: v for k, v in data.items() if k not in ("format", "obs_version")}
+    payload["snapshots"], payload["snapshot_ema"] = [], []
+    save_checkpoint(dst, payload)
+    return Path(dst)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m training.checkpoint export SRC DST``."""
+    """``python -m training.checkpoint export SRC DST`` / ``slim SRC DST``."""
     import argparse
     import sys
 
@@ -98,9 +112,15 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("dst")
     e.add_argument("--prior-weight", type=float, default=None,
                    help="logit bonus of the prior's choice to play with (default: as trained)")
+    s = sub.add_parser("slim", help="write a resumable copy without the snapshot pool")
+    s.add_argument("src")
+    s.add_argument("dst")
     a = p.parse_args(argv)
     try:
-        out = export_policy(a.src, a.dst, a.prior_weight)
+        if a.cmd == "slim":
+            out = slim_checkpoint(a.src, a.dst)
+        else:
+            out = export_policy(a.src, a.dst, a.prior_weight)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
