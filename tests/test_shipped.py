@@ -1,0 +1,40 @@
+"""The committed checkpoints: the shipped policy loads and plays legal moves; the resumable state
+is the same network."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from paohuzi_env.agents import make_agent  # noqa: E402
+from paohuzi_env.engine import Game  # noqa: E402
+from training.checkpoint import load_checkpoint  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ROOT / "checkpoints" / "shipped" / "policy.pt"
+RESUME = ROOT / "checkpoints" / "resume" / "ppo__1-latest.pt"
+
+
+def test_shipped_policy_loads_and_plays_legal_moves():
+    data = load_checkpoint(SHIPPED, rules_name="huaihua")
+    assert data["policy_only"]
+    assert data["config"]["prior"] == "expert"
+    agent = make_agent(f"checkpoint:{SHIPPED}", seed=0)
+    for seed in range(2):
+        g = Game(seed=seed)
+        while not g.done:
+            a = agent(g.view(g.current_player))
+            assert a in g.legal_actions()
+            g.step(a)
+
+
+def test_resumable_state_is_the_shipped_network():
+    shipped = load_checkpoint(SHIPPED)
+    resume = load_checkpoint(RESUME, rules_name="huaihua")
+    assert not resume.get("policy_only") and resume["snapshots"] == []
+    assert resume["global_step"] == shipped["global_step"]
+    assert shipped["model"].keys() == resume["model"].keys()
+    assert all(torch.equal(shipped["model"][k], resume["model"][k]) for k in shipped["model"])
