@@ -16,27 +16,48 @@ decision     when                                                            act
 Claim answers are buffered: nothing a player answers is applied, or visible to anybody, until
 the window closes (R-CLAIM). All randomness is the deal, drawn from ``numpy.random.Generator``
 seeded by ``seed``.
+
+How it reads: ``Game`` only sequences the hand. What it waits for is a typed record —
+:class:`HuOffers` (HU offers still to ask, and a tag for what follows if all pass),
+:class:`ClaimWindow` (with each seat's :class:`ClaimAnswer`), :class:`BiChain` and
+:class:`ForcedTake` — and the legality searches live elsewhere: 吃/比 in :mod:`paohuzi_env.chi`,
+wins and scores in :mod:`paohuzi_env.scoring`. Decision, meld, source and event kinds are the
+``Literal`` aliases below.
 """
 
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import numpy as np
 
-from .actions import GROUPS, GROUPS_WITH, HU, PASS, PENG, action_name, group_cards
+from .actions import GROUP_BASE, HU, PASS, PENG, action_name, group_cards
 from .cards import COPIES, NUM_CARDS, NUM_KINDS
+from .chi import GROUP_COUNTS, bi_groups, chi_groups, chi_need, discard_target, take, usable
 from .groups import group_huxi
 from .rules import Rules, as_rules, get_rules
 from .scoring import Win, evaluate_counts
 
 NUM_SEATS = 3
-_GROUP_COUNTS = tuple(
-    tuple(sum(1 for x in g if x == k) for k in range(NUM_KINDS)) for g in GROUPS
-)
+
+Decision = Literal["tianhu", "hu", "claim", "bi", "discard"]
+"""What the engine waits for (see the module docstring)."""
+MeldType = Literal["chi", "peng", "wei", "chou_wei", "pao", "ti"]
+"""A table group's type (:mod:`paohuzi_env.groups`)."""
+Source = Literal["draw", "discard", "liang"]
+"""Where the card on offer comes from: a revealed wall card, a discard, the 亮张."""
+EventKind = Literal[
+    "liang", "reveal", "discard", "to_discards", "ti", "wei", "chou_wei", "pao", "peng", "chi",
+    "bi", "hu", "huangzhuang",
+]
+"""The first item of every entry of ``Game.events`` (``(kind, seat, data)``)."""
+Event = tuple[EventKind, Any, Any]
+ForcedKind = Literal["ti", "wei", "chou_wei"]
+AfterHu = Literal["start", "card", "forced"]
+"""What follows when every seat asked HU has passed: the rest of the start (R-START-3/4), the
+rest of a revealed card's offer (跑, claims, R-FLOW-3/4), or a forced 提/偎 (R-FLOW-2)."""
 
 
 class IllegalActionError(ValueError):
@@ -92,7 +113,7 @@ class PlayerView:
     hand: tuple[int, ...]
     table: tuple[tuple[tuple[str, tuple[int, ...] | None], ...], ...]
     discards: tuple[tuple[int, ...], ...]
-    hand_sizes: tuple[int, int, int]
+    hand_sizes: tuple[int, ...]
     wall: int
     dealer: int
     liang: int
@@ -100,13 +121,103 @@ class PlayerView:
     chi_closed: frozenset[int]
     declined_peng: frozenset[int]
     hu_blocked: frozenset[int]
-    decision: str | None
-    offer: tuple[int, str, int] | None
-    bi_groups: tuple[tuple[int, int, int], ...]
+    decision: Decision | None
+    offer: tuple[int, Source, int] | None
+    bi_groups: tuple[tuple[int, ...], ...]
     bi_left: int
     legal: tuple[int, ...]
     to_act: int | None
     done: bool
+
+
+# ---------------------------------------------------------------------- pending decisions
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimAnswer:
+    """One seat's answer in a claim window: ``peng``, ``chi`` with its 吃 group and 比 groups
+    (action ids, in the order named), or ``pass`` (a cancelled 比 chain included)."""
+
+    kind: Literal["peng", "chi", "pass"]
+    groups: tuple[int, ...] = ()
+
+
+@dataclass(slots=True)
+class ClaimWindow:
+    """An open claim window on one card (R-CLAIM).
+
+    Attributes:
+        card, source, owner: the card on offer, where it comes from and whose it is.
+        order: the seats to ask, in order (the 碰 candidate first, then the 吃 candidates).
+        next_index: the position in ``order`` of the next seat to consider.
+        peng_seat: the seat that may 碰, if any.
+        chi_options: the legal 吃 groups of each 吃 candidate (R-CHI-1..4).
+        blocked: 吃 candidates whose hand could group the card but not legally (R-CHOU-4).
+        chi_rank: each 吃 candidate's place in the 吃 order (the drawer before its next player).
+        closed: seats to close the card to by R-CHOU-4 when the window closes.
+        answers: the answers given so far (hidden until the window closes).
+        best: ``(rank, seat)`` of the highest claim so far (rank 0 is 碰), or None.
+    """
+
+    card: int
+    source: Source
+    owner: int
+    order: list[int]
+    peng_seat: int | None
+    chi_options: dict[int, tuple[int, ...]]
+    blocked: frozenset[int]
+    chi_rank: dict[int, int]
+    next_index: int = 0
+    closed: list[int] = field(default_factory=list)
+    answers: dict[int, ClaimAnswer] = field(default_factory=dict)
+    best: tuple[int, int] | None = None
+
+    def rank(self, kind: Literal["peng", "chi"], seat: int) -> int:
+        """R-CLAIM's priority of a claim (lower wins): 碰 over 吃, then the 吃 order."""
+        return 0 if kind == "peng" else 1 + self.chi_rank[seat]
+
+
+@dataclass(slots=True)
+class BiChain:
+    """A 吃 whose 比 groups are being named (R-CHI-2).
+
+    Attributes:
+        seat: the eating seat.
+        card: the eaten kind.
+        groups: the 吃 group and the 比 groups so far (kind triples).
+        ids: the same as action ids.
+        usable: the seat's 吃/比-usable hand cards not yet placed in a group.
+    """
+
+    seat: int
+    card: int
+    groups: list[tuple[int, int, int]]
+    ids: list[int]
+    usable: tuple[int, ...]
+
+    @property
+    def left(self) -> int:
+        """Copies of the card still to place."""
+        return self.usable[self.card]
+
+
+@dataclass(slots=True)
+class HuOffers:
+    """HU offers asked one seat at a time (R-START-2, R-FLOW-2/3): the seats still to ask with
+    their wins, and what follows if all pass."""
+
+    queue: list[tuple[int, Win]]
+    then: AfterHu
+
+
+@dataclass(frozen=True, slots=True)
+class ForcedTake:
+    """A forced 提/偎 of ``seat``'s own draw ``card`` held back while the drawer is asked HU
+    (``win_on_own_ti_wei``, R-FLOW-2)."""
+
+    seat: int
+    card: int
+    kind: ForcedKind
 
 
 def _next(seat: int) -> int:
@@ -115,48 +226,6 @@ def _next(seat: int) -> int:
 
 def _prev(seat: int) -> int:
     return (seat + 2) % NUM_SEATS
-
-
-@lru_cache(maxsize=1 << 16)
-def _bi_completable(usable: tuple[int, ...], c: int) -> bool:
-    """Can every copy of c in ``usable`` (non-坎 hand cards) go out in 比 groups? (R-CHI-2)"""
-    if usable[c] == 0:
-        return True
-    for a in GROUPS_WITH[c]:
-        g = _GROUP_COUNTS[a - 20]
-        if all(usable[k] >= g[k] for k in group_cards(a)):
-            rest = tuple(u - x for u, x in zip(usable, g))
-            if _bi_completable(rest, c):
-                return True
-    return False
-
-
-@lru_cache(maxsize=1 << 16)
-def _chi_legal(hand: tuple[int, ...], c: int, owes_after: bool) -> tuple[tuple[int, ...], bool]:
-    """The legal 吃 groups for card c of a hand (R-CHI-1..4), and whether any group could
-    hold c at all (R-CHOU-4). ``owes_after``: the 吃 would leave the player owing a discard."""
-    usable = _usable(hand)
-    kan = tuple(1 if n >= 3 else 0 for n in hand)
-    groupable = False
-    legal = []
-    for a in GROUPS_WITH[c]:
-        need = list(_GROUP_COUNTS[a - 20])
-        need[c] -= 1  # c itself is the card on offer
-        if any(usable[k] < need[k] for k in group_cards(a)):
-            continue  # R-CHI-1: the other two cards come from the hand, never a 坎
-        groupable = True
-        rest = tuple(u - n for u, n in zip(usable, need))
-        if not _bi_completable(rest, c):
-            continue  # R-CHI-3
-        if owes_after and not _bi_end_has_free(rest, c, kan):
-            continue  # R-CHI-4
-        legal.append(a)
-    return tuple(legal), groupable
-
-
-def _usable(hand) -> tuple[int, ...]:
-    # R-GROUP-1 / R-CHI-1: cards of a 坎 never go into 吃 or 比.
-    return tuple(n if n < 3 else 0 for n in hand)
 
 
 class Game:
@@ -170,6 +239,11 @@ class Game:
 
     Raises:
         ValueError: for a malformed deck or dealer.
+
+    The public fields (``hands``, ``melds``, ``discards``, ``deck``, ``wall_pos``, ``events``,
+    ``actions``, ``chou`` …) are full information, for tests, critics and tools; a policy
+    reads :meth:`view` only. What the engine waits for is one of four typed pending records
+    (:class:`HuOffers`, :class:`ClaimWindow`, :class:`BiChain`, :class:`ForcedTake`).
     """
 
     def __init__(
@@ -180,9 +254,9 @@ class Game:
         seed: int | np.random.SeedSequence | None = None,
     ) -> None:
         self.rules = as_rules(rules)
-        rng = np.random.default_rng(seed) if deck is None or dealer is None else None
+        rng = np.random.default_rng(seed)
         if dealer is None:
-            dealer = int(rng.integers(NUM_SEATS))  # type: ignore[union-attr]
+            dealer = int(rng.integers(NUM_SEATS))
         if (
             isinstance(dealer, bool)
             or not isinstance(dealer, (int, np.integer))
@@ -190,28 +264,20 @@ class Game:
         ):
             raise ValueError(f"dealer must be a seat 0, 1 or 2, got {dealer!r}")
         if deck is None:
-            deck = rng.permutation(np.repeat(np.arange(NUM_KINDS), COPIES)).tolist()  # type: ignore[union-attr]
-        msg = "deck must be a permutation of the 80 cards: 80 kind ids 0..19, each 4 times"
-        try:
-            deck = [operator.index(k) for k in deck]
-        except TypeError:
-            raise ValueError(f"{msg}; got a non-integer entry") from None
-        if len(deck) != NUM_CARDS or sorted(deck) != sorted(list(range(NUM_KINDS)) * COPIES):
-            counts = [deck.count(k) for k in range(NUM_KINDS)]
-            raise ValueError(f"{msg}; got {len(deck)} entries, counts per kind {counts}")
-        self.deck: list[int] = deck
+            deck = rng.permutation(np.repeat(np.arange(NUM_KINDS), COPIES)).tolist()
+        self.deck: list[int] = _checked_deck(deck)
         self.dealer: int = int(dealer)
         self.actions: list[int] = []
-        self.events: list[tuple] = []
+        self.events: list[Event] = []
         d = self.dealer
         self.hands: list[list[int]] = [[0] * NUM_KINDS for _ in range(NUM_SEATS)]
         for seat, (lo, hi) in ((d, (0, 21)), (_next(d), (21, 41)), (_prev(d), (41, 61))):
-            for k in deck[lo:hi]:
+            for k in self.deck[lo:hi]:
                 self.hands[seat][k] += 1
-        self.liang = deck[20]  # R-DEAL-2
+        self.liang: int = self.deck[20]  # R-DEAL-2
         self.wall_pos = 61
-        self.melds: list[list[list]] = [[], [], []]  # [type, cards] per group
-        self._meld_key: list[tuple | None] = [(), (), ()]
+        self.melds: list[list[list[Any]]] = [[], [], []]  # [type, cards] per group
+        self._meld_key: list[tuple[tuple[str, tuple[int, ...]], ...] | None] = [(), (), ()]
         self.n_paoti = [0, 0, 0]
         self.table_cards = [0, 0, 0]
         self.table_huxi = [0, 0, 0]
@@ -223,17 +289,16 @@ class Game:
         self.played = [False, False, False]
         self.taken_in = [False, False, False]
         self.current_player: int | None = None
-        self.decision: str | None = None
+        self.decision: Decision | None = None
         self._legal: list[int] = []
         self.result: Result | None = None
-        # the card on offer: (kind, source, from_seat)
-        self.offer: tuple[int, str, int] | None = None
-        self._hu_queue: list[tuple[int, Win]] = []
-        self._claim: dict[str, Any] | None = None
-        self._bi: dict[str, Any] | None = None
-        self._pending_forced: tuple | None = None  # a forced 提/偎 waiting on an HU answer
         self.win_card: int | None = None
-        self._after_hu = self._after_card_hu
+        self._offer: tuple[int, Source, int] | None = None
+        # What the engine waits for (at most one of each is open).
+        self._hu: HuOffers | None = None
+        self._claim: ClaimWindow | None = None
+        self._bi: BiChain | None = None
+        self._forced: ForcedTake | None = None
         self._start()
 
     # ------------------------------------------------------------------ public surface
@@ -247,6 +312,12 @@ class Game:
     def wall_left(self) -> int:
         """Cards left in the wall."""
         return NUM_CARDS - self.wall_pos
+
+    @property
+    def offer(self) -> tuple[int, Source, int] | None:
+        """The card on offer ``(kind, source, from_seat)`` (full information: also while only its
+        drawer may see it, R-FLOW-2; :meth:`view` says what each seat sees), or None."""
+        return self._offer
 
     def legal_actions(self) -> list[int]:
         """Sorted legal action ids of ``current_player`` ([] when the hand is over)."""
@@ -274,12 +345,12 @@ class Game:
         self.actions.append(a)
         seat, decision = self.current_player, self.decision
         assert seat is not None
-        if decision in ("tianhu", "hu"):
-            self._answer_hu(seat, a)
+        if decision == "tianhu" or decision == "hu":
+            self._answer_hu(a)
         elif decision == "claim":
             self._answer_claim(seat, a)
         elif decision == "bi":
-            self._answer_bi(seat, a)
+            self._answer_bi(a)
         else:
             self._discard(seat, a)
 
@@ -331,7 +402,7 @@ class Game:
             hand=tuple(self.hands[seat]),
             table=tuple(table),
             discards=tuple(tuple(d) for d in self.discards),
-            hand_sizes=tuple(sum(h) for h in self.hands),  # type: ignore[arg-type]
+            hand_sizes=tuple(sum(h) for h in self.hands),
             wall=self.wall_left,
             dealer=self.dealer,
             liang=self.liang,
@@ -341,40 +412,38 @@ class Game:
             hu_blocked=frozenset(self.hu_blocked[seat]),
             decision=self.decision if acting else None,
             offer=self._visible_offer(seat),
-            bi_groups=tuple(bi["groups"]) if bi else (),
-            bi_left=bi["usable"][bi["card"]] if bi else 0,
+            bi_groups=tuple(bi.groups) if bi else (),
+            bi_left=bi.left if bi else 0,
             legal=tuple(self._legal) if acting else (),
             to_act=self.current_player,
             done=self.result is not None,
         )
 
-    def _visible_offer(self, seat: int) -> tuple[int, str, int] | None:
+    def _visible_offer(self, seat: int) -> tuple[int, Source, int] | None:
         # R-FLOW-2: a card about to be 提'd or 偎'd is not shown; while its drawer is asked HU
         # (win_on_own_ti_wei) only the drawer may see it.
-        if self._pending_forced is not None and seat != self._pending_forced[0]:
+        if self._forced is not None and seat != self._forced.seat:
             return None
-        return self.offer
+        return self._offer
 
     # ------------------------------------------------------------------ counts and helpers
-
-    def _target(self, seat: int) -> int:
-        return 20 + max(0, self.n_paoti[seat] - 1)  # R-GROUP-3
 
     def held(self, seat: int) -> int:
         """Cards a seat holds, hand and table (R-GROUP-3)."""
         return sum(self.hands[seat]) + self.table_cards[seat]
 
-    def _owes_discard(self, seat: int) -> bool:
-        return self.held(seat) > self._target(seat)
+    def _owes_discard(self, seat: int, extra: int = 0) -> bool:
+        """R-GROUP-3: would ``seat`` owe a discard holding ``extra`` more cards?"""
+        return self.held(seat) + extra > discard_target(self.n_paoti[seat])
 
-    def _add_meld(self, seat: int, gtype: str, cards: tuple[int, ...]) -> None:
+    def _add_meld(self, seat: int, gtype: MeldType, cards: tuple[int, ...]) -> None:
         self.melds[seat].append([gtype, cards])
         self.table_cards[seat] += len(cards)
         if gtype in ("pao", "ti"):
             self.n_paoti[seat] += 1
         self._table_changed(seat)
 
-    def _upgrade_meld(self, seat: int, kind: int, gtype: str) -> None:
+    def _upgrade_meld(self, seat: int, kind: int, gtype: Literal["pao", "ti"]) -> None:
         """Turn a 偎/臭偎/碰 of ``kind`` into a 跑 or 提 (one more card)."""
         for m in self.melds[seat]:
             if m[0] != "chi" and m[1][0] == kind:
@@ -396,7 +465,7 @@ class Game:
     def _meld_type_of(self, seat: int, kind: int) -> str | None:
         for t, cards in self.melds[seat]:
             if t != "chi" and cards[0] == kind:
-                return t
+                return str(t)
         return None
 
     def _win_of(self, seat: int, card: int | None, *, self_drawn: bool, from_discard: bool = False,
@@ -414,7 +483,7 @@ class Game:
             tianhu=tianhu, dihu=dihu, from_discard=from_discard,
         )
 
-    def _pose(self, seat: int, decision: str, legal: list[int]) -> None:
+    def _pose(self, seat: int, decision: Decision, legal: list[int]) -> None:
         self.current_player, self.decision, self._legal = seat, decision, legal
 
     def _finish(self, winner: int | None, win: Win | None, reason: str) -> None:
@@ -425,11 +494,11 @@ class Game:
             self.events.append(("hu", winner, win.names))
         else:
             self.events.append(("huangzhuang", None, None))
-        self.result = Result(winner, tuple(scores), win, reason)  # type: ignore[arg-type]
+        self.result = Result(winner, (scores[0], scores[1], scores[2]), win, reason)
         self.current_player, self.decision, self._legal = None, None, []
-        if self.offer is not None and self.offer[1] != "liang":
-            self.win_card = self.offer[0]  # the won card lies in no hand, table or area
-        self.offer = None
+        if self._offer is not None and self._offer[1] != "liang":
+            self.win_card = self._offer[0]  # the won card lies in no hand, table or area
+        self._offer = None
 
     # ------------------------------------------------------------------ start (R-START-*)
 
@@ -460,14 +529,14 @@ class Game:
                 )
             if win is not None:
                 queue.append((s, win))
-        self.offer = (self.liang, "liang", d)
+        self._offer = (self.liang, "liang", d)
         if queue:
-            self._ask_hu(queue, "tianhu", self._after_start_hu)
+            self._ask_hu(queue, "tianhu", then="start")
             return
         self._after_start_hu()
 
     def _after_start_hu(self) -> None:
-        self.offer = None
+        self._offer = None
         # R-START-3: every four-of-a-kind becomes a 提, shown at once.
         for s in range(NUM_SEATS):
             for k in range(NUM_KINDS):
@@ -482,13 +551,18 @@ class Game:
 
     def _after_take_in(self, seat: int) -> None:
         """R-GROUP-3 / R-FLOW-6/7: the seat discards if it owes one, else next(seat) draws."""
+        if not self._pose_discard_if_owed(seat):
+            self._draw(_next(seat))
+
+    def _pose_discard_if_owed(self, seat: int) -> bool:
+        """Ask ``seat`` for its discard if it owes one and has a card (R-GROUP-3, R-DISC-2: an
+        empty hand skips the discard). True if it was asked."""
         if self._owes_discard(seat):
             legal = self._discard_options(seat)
             if legal:
                 self._pose(seat, "discard", legal)
-                return
-            # R-DISC-2: an empty hand skips the discard.
-        self._draw(_next(seat))
+                return True
+        return False
 
     def _discard_options(self, seat: int) -> list[int]:
         h = self.hands[seat]
@@ -507,30 +581,30 @@ class Game:
             self.wall_pos += 1
             h = self.hands[seat]
             mt = self._meld_type_of(seat, c)
-            forced = None
+            forced: ForcedKind | None = None
             if h[c] == 3 or mt in ("wei", "chou_wei"):
                 forced = "ti"
             elif h[c] == 2:
                 forced = "chou_wei" if c in self.declined_peng[seat] else "wei"
-            if forced is not None:
-                # R-FLOW-2: compulsory 提/偎 of the own draw; no win on it unless the switch.
-                if self.rules.win_on_own_ti_wei:
-                    win = self._win_of(seat, c, self_drawn=True)
-                    if win is not None:
-                        self._pending_forced = (seat, c, forced)
-                        self.offer = (c, "draw", seat)
-                        self._ask_hu([(seat, win)], "hu", self._after_forced_hu)
-                        return
-                self._apply_own_forced(seat, c, forced)
-                if self.result is not None or self.decision is not None and self._owes_discard(seat):
+            if forced is None:
+                self.events.append(("reveal", seat, c))
+                self._offer_card(c, "draw", seat)
+                return
+            # R-FLOW-2: compulsory 提/偎 of the own draw; no win on it unless the switch.
+            if self.rules.win_on_own_ti_wei:
+                win = self._win_of(seat, c, self_drawn=True)
+                if win is not None:
+                    self._forced = ForcedTake(seat, c, forced)
+                    self._offer = (c, "draw", seat)
+                    self._ask_hu([(seat, win)], "hu", then="forced")
                     return
-                seat = _next(seat)
-                continue
-            self.events.append(("reveal", seat, c))
-            self._offer_card(c, "draw", seat)
-            return
+            if self._apply_own_forced(seat, c, forced):
+                return
+            seat = _next(seat)
 
-    def _apply_own_forced(self, seat: int, c: int, forced: str) -> None:
+    def _apply_own_forced(self, seat: int, c: int, forced: ForcedKind) -> bool:
+        """Make the forced 提/偎 of ``seat``'s own draw ``c``; True if it now owes a discard
+        (and is asked for it), False if its next player draws."""
         h = self.hands[seat]
         self.taken_in[seat] = True
         if forced == "ti":
@@ -544,25 +618,14 @@ class Game:
             h[c] = 0
             self._add_meld(seat, forced, (c,) * 3)
             self.events.append((forced, seat, c if forced == "chou_wei" else None))
-        if self._owes_discard(seat):
-            legal = self._discard_options(seat)
-            if legal:
-                self._pose(seat, "discard", legal)
-                return
+        if self._pose_discard_if_owed(seat):
+            return True
         self.decision = None
+        return False
 
-    def _after_forced_hu(self) -> None:
-        seat, c, forced = self._pending_forced  # type: ignore[misc]
-        self._pending_forced = None
-        self.offer = None
-        self.decision = None
-        self._apply_own_forced(seat, c, forced)
-        if self.decision is None:
-            self._draw(_next(seat))
-
-    def _offer_card(self, c: int, source: str, owner: int) -> None:
+    def _offer_card(self, c: int, source: Source, owner: int) -> None:
         """R-FLOW-3 (a revealed draw) or R-FLOW-4 (a discard): HU, 跑, claims, discard area."""
-        self.offer = (c, source, owner)
+        self._offer = (c, source, owner)
         from_discard = source == "discard"
         if from_discard and not self.rules.discards_claimable:
             self._to_discard_area(c, owner)
@@ -578,12 +641,13 @@ class Game:
                 if win is not None:
                     queue.append((s, win))
             if queue:
-                self._ask_hu(queue, "hu", self._after_card_hu)
+                self._ask_hu(queue, "hu", then="card")
                 return
         self._after_card_hu()
 
     def _after_card_hu(self) -> None:
-        c, source, owner = self.offer  # type: ignore[misc]
+        assert self._offer is not None
+        c, source, owner = self._offer
         from_discard = source == "discard"
         # 2. 跑 (forced).
         for s in (_next(owner), _prev(owner), owner):
@@ -591,7 +655,7 @@ class Game:
             if s != owner and (self.hands[s][c] == 3 or mt in ("wei", "chou_wei")) or (
                 mt == "peng" and not from_discard
             ):
-                self.offer = None
+                self._offer = None
                 self.taken_in[s] = True
                 if self.hands[s][c] == 3:
                     self.hands[s][c] = 0
@@ -606,36 +670,43 @@ class Game:
 
     # ------------------------------------------------------------------ HU answers
 
-    def _ask_hu(self, queue: list[tuple[int, Win]], decision: str, after) -> None:
-        """Offer HU to each seat of ``queue`` in order; ``after`` runs if all pass."""
-        self._hu_queue = queue
-        self._after_hu = after
+    def _ask_hu(self, queue: list[tuple[int, Win]], decision: Decision, then: AfterHu) -> None:
+        """Offer HU to each seat of ``queue`` in order; ``then`` says what follows if all pass."""
+        self._hu = HuOffers(queue, then)
         self._pose(queue[0][0], decision, [HU, PASS])
 
-    def _answer_hu(self, seat: int, a: int) -> None:
-        s, win = self._hu_queue.pop(0)
+    def _answer_hu(self, a: int) -> None:
+        offers = self._hu
+        assert offers is not None and self.decision is not None
+        s, win = offers.queue.pop(0)
         if a == HU:
-            self._hu_queue = []
-            reason = "tianhu" if self.decision == "tianhu" else "hu"
-            self._finish(s, win, reason)
+            self._hu = None
+            self._finish(s, win, "tianhu" if self.decision == "tianhu" else "hu")
             return
-        c = self.offer[0] if self.offer else None
-        if c is not None:
-            self.hu_blocked[s].add(c)  # R-CHOU-5 臭胡
-        if self._hu_queue:
-            self._pose(self._hu_queue[0][0], self.decision, [HU, PASS])  # type: ignore[arg-type]
+        if self._offer is not None:
+            self.hu_blocked[s].add(self._offer[0])  # R-CHOU-5 臭胡
+        if offers.queue:
+            self._pose(offers.queue[0][0], self.decision, [HU, PASS])
             return
+        self._hu = None
         self.decision = None
-        self._after_hu()
+        if offers.then == "start":
+            self._after_start_hu()
+        elif offers.then == "card":
+            self._after_card_hu()
+        else:
+            self._after_forced_hu()
+
+    def _after_forced_hu(self) -> None:
+        forced = self._forced
+        assert forced is not None
+        self._forced = None
+        self._offer = None
+        self.decision = None
+        if not self._apply_own_forced(forced.seat, forced.card, forced.kind):
+            self._draw(_next(forced.seat))
 
     # ------------------------------------------------------------------ claims (R-CLAIM)
-
-    def _chi_options(self, seat: int, c: int) -> tuple[list[int], bool]:
-        """Legal 吃 groups of ``seat`` for card c (R-CHI-1..4), and whether its hand could
-        group c at all (for R-CHOU-4)."""
-        owes_after = self.held(seat) + 1 > self._target(seat)
-        legal, groupable = _chi_legal(tuple(self.hands[seat]), c, owes_after)
-        return list(legal), groupable
 
     def _peng_ok(self, seat: int, c: int) -> bool:
         h = self.hands[seat]
@@ -643,185 +714,145 @@ class Game:
             return False
         if self.rules.chou_blocks_peng and c in self.chou[seat]:
             return False  # R-CHOU-2
-        if self.held(seat) + 1 > self._target(seat):
+        if self._owes_discard(seat, extra=1):
             # R-CHI-4: something other than a 坎 must be left to discard.
             if not any(0 < h[k] < 3 for k in range(NUM_KINDS) if k != c):
                 return False
         return True
 
-    def _open_claim(self, c: int, source: str, owner: int) -> None:
+    def _open_claim(self, c: int, source: Source, owner: int) -> None:
         from_discard = source == "discard"
-        peng_cand = None
+        peng_seat = None
         for s in (_next(owner), _prev(owner)):
             if self._peng_ok(s, c):
-                peng_cand = s
+                peng_seat = s
         chi_seats = (_next(owner),) if from_discard else (owner, _next(owner))
-        chi_opts: dict[int, list[int]] = {}
-        blocked_reach: dict[int, bool] = {}
+        chi_options: dict[int, tuple[int, ...]] = {}
+        blocked = set()
         for s in chi_seats:
             if c in self.chou[s] or c in self.chi_closed[s]:
                 continue  # R-CHOU-2, R-CHOU-4
-            legal, groupable = self._chi_options(s, c)
+            legal, groupable = chi_groups(tuple(self.hands[s]), c, self._owes_discard(s, extra=1))
             if legal:
-                chi_opts[s] = legal
+                chi_options[s] = legal
             elif groupable and self.rules.chou_when_chi_blocked:
-                blocked_reach[s] = True
-        order: list[int] = []
-        if peng_cand is not None:
-            order.append(peng_cand)
-        order += [s for s in chi_seats if s != peng_cand and (s in chi_opts or s in blocked_reach)]
-        self._claim = {
-            "card": c, "source": source, "owner": owner, "order": order, "idx": 0,
-            "peng": peng_cand, "chi": chi_opts, "blocked": blocked_reach, "closed": [],
-            "chi_rank": {s: i for i, s in enumerate(chi_seats)},
-            "answers": {},  # seat -> ("peng",) | ("chi", [groups]) | ("pass", had_peng)
-            "best": None,  # (rank, seat)
-        }
+                blocked.add(s)
+        order: list[int] = [] if peng_seat is None else [peng_seat]
+        order += [s for s in chi_seats if s != peng_seat and (s in chi_options or s in blocked)]
+        self._claim = ClaimWindow(
+            card=c, source=source, owner=owner, order=order, peng_seat=peng_seat,
+            chi_options=chi_options, blocked=frozenset(blocked),
+            chi_rank={s: i for i, s in enumerate(chi_seats)},
+        )
         self._ask_next_claimant()
-
-    def _claim_rank(self, kind: str, seat: int) -> int:
-        return 0 if kind == "peng" else 1 + self._claim["chi_rank"][seat]  # type: ignore[index]
 
     def _ask_next_claimant(self) -> None:
         cl = self._claim
         assert cl is not None
-        while cl["idx"] < len(cl["order"]):
-            s = cl["order"][cl["idx"]]
-            cl["idx"] += 1
-            best = cl["best"]
-            can_peng = s == cl["peng"]
-            chi = cl["chi"].get(s, [])
+        while cl.next_index < len(cl.order):
+            s = cl.order[cl.next_index]
+            cl.next_index += 1
+            can_peng = s == cl.peng_seat
+            chi = cl.chi_options.get(s, ())
             could = []
             if can_peng:
                 could.append(0)
-            if chi or s in cl["blocked"]:
-                could.append(self._claim_rank("chi", s))
-            if best is not None and all(r >= best[0] for r in could):
+            if chi or s in cl.blocked:
+                could.append(cl.rank("chi", s))
+            if cl.best is not None and all(r >= cl.best[0] for r in could):
                 continue  # nothing it could answer would take the card
             # R-CHOU-4: reached, its grouping illegal. Applied when the window closes, like
             # every other effect of the window (R-CLAIM: what earlier-asked seats answered
             # stays hidden until then, and this closure would tell that they did not take c).
-            if s in cl["blocked"] and not chi and not can_peng:
-                cl["closed"].append(s)
-                continue
-            if s in cl["blocked"]:
-                cl["closed"].append(s)
-            legal = sorted(([PENG] if can_peng else []) + chi + [PASS])
-            self._pose(s, "claim", legal)
+            if s in cl.blocked:
+                cl.closed.append(s)
+                if not chi and not can_peng:
+                    continue
+            self._pose(s, "claim", sorted(([PENG] if can_peng else []) + list(chi) + [PASS]))
             return
         self._resolve_claim()
 
     def _answer_claim(self, seat: int, a: int) -> None:
         cl = self._claim
         assert cl is not None
-        c = cl["card"]
         if a == PASS:
-            cl["answers"][seat] = ("pass", seat == cl["peng"])
+            cl.answers[seat] = ClaimAnswer("pass")
             self._ask_next_claimant()
         elif a == PENG:
-            cl["answers"][seat] = ("peng",)
-            cl["best"] = (0, seat)
+            cl.answers[seat] = ClaimAnswer("peng")
+            cl.best = (0, seat)
             self._ask_next_claimant()
         else:
-            need = list(_GROUP_COUNTS[a - 20])
-            need[c] -= 1
-            usable = tuple(u - n for u, n in zip(_usable(self.hands[seat]), need))
-            self._bi = {"seat": seat, "card": c, "groups": [group_cards(a)], "usable": usable,
-                        "ids": [a]}
+            c = cl.card
+            rest = take(usable(tuple(self.hands[seat])), chi_need(a, c))
+            self._bi = BiChain(seat, c, [group_cards(a)], [a], rest)
             self._continue_bi()
 
-    def _bi_options(self) -> list[int]:
-        bi = self._bi
-        assert bi is not None
-        usable, c = bi["usable"], bi["card"]
-        seat = bi["seat"]
-        h = self.hands[seat]
-        owes_after = self.held(seat) + 1 > self._target(seat)
-        kan = tuple(1 if n >= 3 else 0 for n in h)
-        legal = []
-        for a in GROUPS_WITH[c]:
-            g = _GROUP_COUNTS[a - 20]
-            if any(usable[k] < g[k] for k in group_cards(a)):
-                continue
-            rest = tuple(u - x for u, x in zip(usable, g))
-            if not _bi_completable(rest, c):
-                continue
-            if owes_after and not _bi_end_has_free(rest, c, kan):
-                continue
-            legal.append(a)
-        return legal
-
     def _continue_bi(self) -> None:
-        bi = self._bi
-        assert bi is not None
-        if bi["usable"][bi["card"]] == 0:
-            seat = bi["seat"]
+        """Ask for the next 比 group, or end the chain: the 吃 is the seat's answer."""
+        bi, cl = self._bi, self._claim
+        assert bi is not None and cl is not None
+        if bi.left == 0:
             self._bi = None
-            cl = self._claim
-            assert cl is not None
-            cl["answers"][seat] = ("chi", bi["ids"])
-            rank = self._claim_rank("chi", seat)
-            if cl["best"] is None or rank < cl["best"][0]:
-                cl["best"] = (rank, seat)
+            cl.answers[bi.seat] = ClaimAnswer("chi", tuple(bi.ids))
+            rank = cl.rank("chi", bi.seat)
+            if cl.best is None or rank < cl.best[0]:
+                cl.best = (rank, bi.seat)
             self._ask_next_claimant()
             return
-        self._pose(bi["seat"], "bi", sorted(self._bi_options()) + [PASS])
+        legal = bi_groups(bi.usable, bi.card, self._owes_discard(bi.seat, extra=1))
+        self._pose(bi.seat, "bi", list(legal) + [PASS])
 
-    def _answer_bi(self, seat: int, a: int) -> None:
-        bi = self._bi
-        assert bi is not None and self._claim is not None
+    def _answer_bi(self, a: int) -> None:
+        bi, cl = self._bi, self._claim
+        assert bi is not None and cl is not None
         if a == PASS:  # R-CHI-3: the whole 吃 is cancelled; c counts as passed
             self._bi = None
-            self._claim["answers"][seat] = ("pass", seat == self._claim["peng"])
+            cl.answers[bi.seat] = ClaimAnswer("pass")
             self._ask_next_claimant()
             return
-        g = _GROUP_COUNTS[a - 20]
-        bi["usable"] = tuple(u - x for u, x in zip(bi["usable"], g))
-        bi["groups"].append(group_cards(a))
-        bi["ids"].append(a)
+        bi.usable = take(bi.usable, GROUP_COUNTS[a - GROUP_BASE])
+        bi.groups.append(group_cards(a))
+        bi.ids.append(a)
         self._continue_bi()
 
     def _resolve_claim(self) -> None:
         cl = self._claim
         assert cl is not None
         self._claim = None
-        c, owner = cl["card"], cl["owner"]
-        for s in cl["closed"]:
+        c, owner = cl.card, cl.owner
+        for s in cl.closed:
             self.chi_closed[s].add(c)  # R-CHOU-4
-        for s, ans in cl["answers"].items():
-            if ans[0] == "pass":
+        for s, ans in cl.answers.items():
+            if ans.kind == "pass":
                 self.chou[s].add(c)  # R-CHOU-1
-            if s == cl["peng"] and ans[0] != "peng":
+            if s == cl.peng_seat and ans.kind != "peng":
                 # R-CHOU-3 忍碰; also when it answered 吃 instead (docs/RULES-DECISIONS.md)
                 self.declined_peng[s].add(c)
-        best = cl["best"]
-        self.offer = None
-        if best is None:
+        self._offer = None
+        if cl.best is None:
             self._to_discard_area(c, owner)
             return
-        s = best[1]
-        ans = cl["answers"][s]
+        s = cl.best[1]
+        ans = cl.answers[s]
         h = self.hands[s]
         self.taken_in[s] = True
-        if ans[0] == "peng":
+        if ans.kind == "peng":
             h[c] -= 2
             self._add_meld(s, "peng", (c,) * 3)
             self.events.append(("peng", s, c))
         else:
-            ids = ans[1]
-            for i, a in enumerate(ids):
-                cards = group_cards(a)
-                g = list(_GROUP_COUNTS[a - 20])
-                if i == 0:
-                    g[c] -= 1
+            for i, a in enumerate(ans.groups):
+                need = chi_need(a, c) if i == 0 else GROUP_COUNTS[a - GROUP_BASE]
                 for k in range(NUM_KINDS):
-                    h[k] -= g[k]
+                    h[k] -= need[k]
+                cards = group_cards(a)
                 self._add_meld(s, "chi", cards)
                 self.events.append(("chi" if i == 0 else "bi", s, cards))
         self._after_take_in(s)
 
     def _to_discard_area(self, c: int, owner: int) -> None:
-        self.offer = None
+        self._offer = None
         self.discards[owner].append(c)
         self.events.append(("to_discards", owner, c))
         self._draw(_next(owner))
@@ -837,18 +868,17 @@ class Game:
         self._offer_card(k, "discard", seat)
 
 
-@lru_cache(maxsize=1 << 16)
-def _bi_end_has_free(usable: tuple[int, ...], c: int, kan: tuple[int, ...]) -> bool:
-    """Can the 比 chain be completed so that a non-坎 card is left to discard? (R-CHI-4)"""
-    if usable[c] == 0:
-        return any(usable[k] and not kan[k] for k in range(NUM_KINDS))
-    for a in GROUPS_WITH[c]:
-        g = _GROUP_COUNTS[a - 20]
-        if all(usable[k] >= g[k] for k in group_cards(a)):
-            rest = tuple(u - x for u, x in zip(usable, g))
-            if _bi_end_has_free(rest, c, kan):
-                return True
-    return False
+def _checked_deck(deck: Any) -> list[int]:
+    """The deck as a list of ints, or a ValueError naming what is wrong (R-DEAL-1)."""
+    msg = "deck must be a permutation of the 80 cards: 80 kind ids 0..19, each 4 times"
+    try:
+        out = [operator.index(k) for k in deck]
+    except TypeError:
+        raise ValueError(f"{msg}; got a non-integer entry") from None
+    if len(out) != NUM_CARDS or sorted(out) != sorted(list(range(NUM_KINDS)) * COPIES):
+        counts = [out.count(k) for k in range(NUM_KINDS)]
+        raise ValueError(f"{msg}; got {len(out)} entries, counts per kind {counts}")
+    return out
 
 
 def next_dealer(rules: str | Rules, dealer: int, winner: int | None,
@@ -898,7 +928,7 @@ def check_invariants(game: Game) -> None:
         n = game.n_paoti[s]
         assert n == sum(1 for t, _ in game.melds[s] if t in ("pao", "ti"))
         assert game.table_cards[s] == sum(len(c) for _, c in game.melds[s])
-        held, target = game.held(s), 20 + max(0, n - 1)
+        held, target = game.held(s), discard_target(n)
         empty = sum(game.hands[s]) == 0
         # R-GROUP-3: more than target only while owing a discard (or after R-DISC-2's skip:
         # a player whose hand is empty can still be made to 跑 a 碰/偎 on its table, R-FLOW-5,

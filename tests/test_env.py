@@ -266,7 +266,7 @@ def test_earlier_claim_answers_are_invisible_to_later_claimants():
         g = Game(seed=i)
         while not g.done and found < 30:
             if g.decision == "claim":
-                window = g._claim
+                window = (g.offer, len(g.events))  # no event is added while a window is open
                 asker = g.current_player
                 later_obs = {}
                 for a in g.legal_actions():
@@ -275,8 +275,7 @@ def test_earlier_claim_answers_are_invisible_to_later_claimants():
                     while branch.decision == "bi" and branch.current_player == asker:
                         branch.step(branch.legal_actions()[0])
                     if (branch.decision == "claim" and branch.current_player != asker
-                            and branch._claim is not None
-                            and branch._claim["card"] == window["card"]):
+                            and (branch.offer, len(branch.events)) == window):
                         later_obs[a] = encode(branch.view(branch.current_player))
                 if len(later_obs) >= 2:
                     found += 1

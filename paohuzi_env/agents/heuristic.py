@@ -22,7 +22,8 @@ from functools import lru_cache
 
 from ..actions import GROUPS_WITH, HU, PASS, PENG, group_cards, is_group
 from ..cards import NUM_KINDS, RED_KINDS
-from ..engine import PlayerView, _bi_completable
+from ..chi import bi_completable, discard_target
+from ..engine import PlayerView
 from ..groups import group_huxi, sequence_huxi
 from ..rules import as_rules
 from ..scoring import evaluate_counts, pack_counts
@@ -235,7 +236,7 @@ class _HeuristicAgent(Agent):
         me = view.seat
         table_cards = sum(len(c) if c is not None else 3 for _, c in view.table[me])
         n = sum(1 for t, _ in view.table[me] if t in ("pao", "ti"))
-        return sum(view.hand) + table_cards + 1 > 20 + max(0, n - 1)
+        return sum(view.hand) + table_cards + 1 > discard_target(n)
 
     def _after_take(self, view: PlayerView, hand, live, w, melds) -> float:
         if self._owes_after(view) and any(0 < x < 3 for x in hand):
@@ -259,7 +260,7 @@ class _HeuristicAgent(Agent):
                     continue
                 rest = [h[k] - need[k] for k in range(NUM_KINDS)]
                 usable = tuple(x if x < 3 else 0 for x in rest)
-                if not _bi_completable(usable, c):
+                if not bi_completable(usable, c):
                     continue
                 v = self._value(rest, live, w) + 10.0 + w * group_huxi("chi", cards)
                 if best is None or v > best[0]:
