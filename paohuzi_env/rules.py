@@ -31,9 +31,18 @@ _ZIPAI_FANS = {
     "乌胡": 6, "对对胡": 6, "大字胡": 9, "小字胡": 9, "红乌": 9, "红胡": 4,
     "假点胡": 4, "真点胡": 5, "天胡": 4, "耍猴": 6, "海底": 6, "海底加": 4, "封顶": 20,
 }
-FAN_TABLES = {"huaihua": _HUAIHUA_FANS, "classic": _CLASSIC_FANS, "zipai": _ZIPAI_FANS}
+# hongshanzhang (seed 002's 怀化 table "在红山掌的基础上翻"): 十三红 replaces 红胡; 十八大 and
+# 十八小 grow by one per card past 18; no 天胡 or 地胡 (the table names none, D-16).
+_HONGSHANZHANG_FANS = {
+    "红胡": 2, "十三红": 4, "一点朱": 3, "黑胡": 5,
+    "十八大": 3, "十八小": 4, "碰碰胡": 4, "海底": 2,
+}
+FAN_TABLES = {
+    "huaihua": _HUAIHUA_FANS, "classic": _CLASSIC_FANS, "zipai": _ZIPAI_FANS,
+    "hongshanzhang": _HONGSHANZHANG_FANS,
+}
 
-SCORING_FAMILIES = ("huaihua", "classic", "zipai")
+SCORING_FAMILIES = ("huaihua", "classic", "zipai", "hongshanzhang")
 FAN_LEVELS = ("none", "basic", "half")
 FAN_COMBINES = ("sum", "multiply")
 DEALER_RULES = ("winner", "classic")
@@ -45,7 +54,8 @@ class Rules:
 
     Attributes:
         name: the preset this was built from.
-        scoring: 名堂 family, ``huaihua`` | ``classic`` | ``zipai`` (section 9).
+        scoring: 名堂 family, ``huaihua`` | ``classic`` | ``zipai`` | ``hongshanzhang``
+            (section 9).
         fans: fan numbers of the family's 名堂, as sorted ``(name, fan)`` pairs.
         fan_level: ``classic`` only: ``none`` | ``basic`` | ``half``.
         fan_combine: ``sum`` of the fans, or their product (``multiply``, seed 002 番上番).
@@ -162,6 +172,8 @@ PRESETS: dict[str, Rules] = {
         "zipai", "zipai", _ZIPAI_FANS, pinghu_min_huxi=15, discards_claimable=False,
         chou_blocks_peng=False,
     ),
+    # seed 002's other 怀化 table (红山掌): everything as huaihua but the 名堂 and their fans.
+    "hongshanzhang": _preset("hongshanzhang", "hongshanzhang", _HONGSHANZHANG_FANS),
 }
 
 
@@ -174,8 +186,8 @@ def get_rules(name: str | Rules = "huaihua", **overrides: Any) -> Rules:
     """A preset, optionally with overrides.
 
     Args:
-        name: a preset name (``huaihua``, ``huaihua-468``, ``classic``, ``zipai``) or a
-            :class:`Rules` to start from.
+        name: a preset name (``huaihua``, ``huaihua-468``, ``classic``, ``zipai``,
+            ``hongshanzhang``) or a :class:`Rules` to start from.
         **overrides: field values to replace; ``fans`` may be a mapping of only the fans to
             change.
 

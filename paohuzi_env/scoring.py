@@ -132,7 +132,12 @@ def _score(
     rules: Rules, huxi: int, pp: bool, red: int, big: int, small: int, *,
     self_drawn: bool, haidi: bool, tianhu: bool, dihu: bool, shuahou: bool, forced: bool,
 ) -> tuple[int, int, int, tuple[str, ...]] | None:
-    """(tun, fan, score, names) of one reading, or None if it is no legal win."""
+    """(tun, fan, score, names) of one reading, or None if it is no legal win.
+
+    The 名堂 of ``rules.scoring``'s family (section 9) give the fan (R-SCORE-2); a win below
+    ``pinghu_min_huxi`` needs one of them, or 自摸 with ``zimo_15`` (R-WIN-3); ``forced``
+    (R-START-1) wins whatever its huxi.
+    """
     fam = rules.scoring
     F = rules.fan
     named: list[tuple[str, int | None]] = []  # (名堂, fan) ; fan None = no fan of its own
@@ -181,6 +186,28 @@ def _score(
             fans.append(10)  # seed 004: 乌胡 with 对对胡 is 10 together
         else:
             fans += [f for n, f in named if n in ("乌胡", "对对胡") and f is not None]
+        fan = _combine(fans, rules.fan_combine)
+    elif fam == "hongshanzhang":
+        # seed 002's 红山掌 table (section 9): 十三红 replaces 红胡; 十八大 3+(big-18) and
+        # 十八小 4+(small-18) grow; 碰碰胡 as huaihua. 天胡 and 地胡 are no 名堂 here (D-16),
+        # so such a win meets the 平胡 minimum, another 名堂 or zimo_15 like any other.
+        if red == 0:
+            named.append(("黑胡", F("黑胡")))
+        elif red == 1:
+            named.append(("一点朱", F("一点朱")))
+        elif red >= 13:
+            named.append(("十三红", F("十三红")))
+        elif red >= 10:
+            named.append(("红胡", F("红胡")))
+        if pp:
+            named.append(("碰碰胡", F("碰碰胡")))
+        if big >= 18:
+            named.append(("十八大", F("十八大") + big - 18))
+        if small >= 18:
+            named.append(("十八小", F("十八小") + small - 18))
+        if haidi:
+            named.append(("海底", F("海底")))
+        fans = [f for _, f in named if f is not None]
         fan = _combine(fans, rules.fan_combine)
     else:  # zipai (seed 003)
         cap = F("封顶")
@@ -265,7 +292,8 @@ def evaluate_win(
         haidi: ``win_card`` is the last wall card (R-WIN-5).
         tianhu: a 天胡 (R-START-1 or R-START-2); with ``win_card=None`` and 3 four-of-a-kinds
             or 5 坎/提 in the hand, the forced 天胡 of R-START-1 is a win whatever the shape.
-        dihu: a 地胡 (the engine decides when; huaihua family only).
+        dihu: a 地胡 (the engine decides when; huaihua family only: the other families
+            have no 地胡, and ``hongshanzhang`` no 天胡 名堂 either, D-16).
 
     Returns:
         The best win by score (ties: more huxi), or None.

@@ -12,7 +12,7 @@ from paohuzi_env.rules import PRESETS, preset_names
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "rules"
 
-PRESET_NAMES = ("huaihua", "huaihua-468", "classic", "zipai")
+PRESET_NAMES = ("huaihua", "huaihua-468", "classic", "zipai", "hongshanzhang")
 
 
 def test_presets_exist():
@@ -122,6 +122,24 @@ def test_zipai_values():
     assert fans["海底"] == 6  # alone
     assert fans["海底加"] == 4  # with another fan-bearing 名堂
     assert fans["封顶"] == 20  # growing fans at most 20
+
+
+def test_hongshanzhang_values():
+    r = get_rules("hongshanzhang")
+    base = get_rules("huaihua")
+    # section 9: "as `huaihua`" (min 15, 平胡 18, zimo_15, 自摸 +1 tun, dealer rule) with the
+    # 红山掌 名堂 of seed 002; no 天胡 or 地胡 fan (D-16).
+    assert r.scoring == "hongshanzhang"
+    for f in dataclasses.fields(Rules):
+        if f.name not in ("name", "scoring", "fans"):
+            assert getattr(r, f.name) == getattr(base, f.name), f.name
+    assert dict(r.fans) == {
+        "红胡": 2, "十三红": 4, "一点朱": 3, "黑胡": 5,
+        "十八大": 3, "十八小": 4, "碰碰胡": 4, "海底": 2,
+    }
+    for n in ("天胡", "地胡"):
+        with pytest.raises(KeyError):
+            r.fan(n)
 
 
 def test_rules_are_frozen_and_hashable():
