@@ -1,9 +1,10 @@
-"""Gymnasium single-agent view of the game: one learning seat against fixed opponent policies.
+"""Gymnasium single-agent view of the game: one learning seat against fixed opponents.
 
 ``SingleAgentEnv`` steps the AEC environment, letting the opponents act until the learning seat
 must decide, and hands back that seat's observation vector. It exposes ``action_masks()`` so
 sb3-contrib's ``MaskablePPO`` trains on it unchanged. The reward goes to the learning seat only,
-and arrives even when the hand ends on another seat's move.
+and arrives even when the hand ends on another seat's move. Opponents are agents
+(:mod:`paohuzi_env.agents`, or their spec strings) or policies on observation dicts.
 """
 
 from __future__ import annotations
@@ -16,10 +17,25 @@ import numpy as np
 
 from .actions import NUM_ACTIONS
 from .aec_env import raw_env
+from .agents import Agent, make_agent
 from .observation import OBS_SIZE
 from .rules import Rules
 
 Policy = Callable[[dict[str, np.ndarray]], int]
+"""A policy on the observation dict ``{"observation", "action_mask"}``, returning a legal action."""
+
+Opponent = Agent | str | Policy
+"""An :class:`~paohuzi_env.agents.Agent`, an agent spec string, or a :data:`Policy`."""
+
+
+_ALLOWED = (
+    "opponents must be an Agent, an agent spec string (e.g. 'expert', 'checkpoint:PATH'), a "
+    "callable on observation dicts, or a sequence of two of these (next, previous seat)"
+)
+
+
+def _describe(x: object) -> str:
+    return f"{type(x).__name__} {x!r}"[:120]
 
 
 class RandomPolicy:
@@ -37,20 +53,36 @@ class SingleAgentEnv(gym.Env):
     """One seat of the AEC game as a Gymnasium env.
 
     Args:
-        opponents: one policy for both other seats or a sequence of two (next, previous
-            seat of the learner); each is called with the observation dict
-            ``{"observation", "action_mask"}`` and returns a legal action. Default: random.
+        opponents: one opponent for both other seats, or a sequence of two (the learner's next
+            and previous seat), mixed freely. Each is one of:
+
+            - an :class:`~paohuzi_env.agents.Agent` (``RandomAgent``, ``GreedyAgent``,
+              ``ExpertAgent``, a checkpoint agent, ...), called with ``game.view(seat)``;
+            - an agent spec string such as ``"expert"`` or ``"checkpoint:PATH"`` (see
+              :func:`~paohuzi_env.agents.make_agent`), built once per seat for this env's rules
+              with seed ``SeedSequence(seed).spawn(2)[i]`` for position ``i`` of the sequence;
+            - any other callable, called with the observation dict
+              ``{"observation", "action_mask"}``.
+
+            One agent instance or callable given alone serves both seats; one spec string
+            gives two agents with separate seeds. Default: uniform random over legal actions,
+            seeded the same way.
         seat: the learning seat 0–2, or None to draw it for every hand.
         rules: a preset name or :class:`~paohuzi_env.rules.Rules`.
         reward: ``score`` | ``win`` | ``normalized`` (see :mod:`paohuzi_env.aec_env`).
-        seed: default seed for the first ``reset``.
+        seed: seeds the opponents (once, here) and the deals of the first ``reset``;
+            ``reset(seed=...)`` reseeds the deals only.
+
+    Raises:
+        ValueError: for a bad ``seat`` or ``opponents`` (naming what is allowed), or an
+            unknown agent spec.
     """
 
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(
         self,
-        opponents: Policy | Sequence[Policy] | None = None,
+        opponents: Opponent | Sequence[Opponent] | None = None,
         seat: int | None = 0,
         rules: str | Rules = "huaihua",
         reward: str = "normalized",
@@ -59,15 +91,16 @@ class SingleAgentEnv(gym.Env):
         if seat is not None and seat not in (0, 1, 2):
             raise ValueError(f"seat must be None or 0, 1, 2, got {seat!r}")
         self.aec = raw_env(rules=rules, reward=reward)
+        seeds = np.random.SeedSequence(seed).spawn(2)
         if opponents is None:
-            ss = np.random.SeedSequence(seed)
-            opponents = [RandomPolicy(s) for s in ss.spawn(2)]
-        elif callable(opponents):
+            opponents = [RandomPolicy(s) for s in seeds]
+        elif isinstance(opponents, (str, Agent)) or callable(opponents):
             opponents = [opponents, opponents]
-        opponents = list(opponents)
-        if len(opponents) != 2 or not all(callable(p) for p in opponents):
-            raise ValueError("opponents must be one callable or a sequence of two callables")
-        self.opponents = opponents
+        elif not isinstance(opponents, Sequence) or len(opponents) != 2:
+            raise ValueError(f"{_ALLOWED}; got {_describe(opponents)}")
+        self.opponents: list[Agent | Policy] = [
+            self._opponent(p, s, i) for i, (p, s) in enumerate(zip(opponents, seeds))
+        ]
         self.fixed_seat = seat
         self.seat = seat if seat is not None else 0
         self._seed = seed
@@ -76,6 +109,14 @@ class SingleAgentEnv(gym.Env):
         self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self.skipped_hands = 0
+
+    def _opponent(self, p: object, seed: np.random.SeedSequence, i: int) -> Agent | Policy:
+        """Opponent ``i`` (0: next seat, 1: previous seat), built from a spec if needed."""
+        if isinstance(p, str):
+            return make_agent(p, seed=seed, rules=self.aec.rules)
+        if isinstance(p, Agent) or callable(p):
+            return p  # type: ignore[return-value]
+        raise ValueError(f"{_ALLOWED}; got {_describe(p)} for opponent {i}")
 
     @property
     def agent(self) -> str:
@@ -128,7 +169,10 @@ class SingleAgentEnv(gym.Env):
                 return obs["observation"], 0.0, False
             seat = env.possible_agents.index(agent)
             policy = self.opponents[0 if seat == (self.seat + 1) % 3 else 1]
-            env.step(policy(env.observe(agent)))
+            if isinstance(policy, Agent):
+                env.step(policy(g.view(seat)))
+            else:
+                env.step(policy(env.observe(agent)))
 
     def render(self) -> str | None:
         from .render import render_text

@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import copy
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from paohuzi_env.agents import ExpertAgent, GreedyAgent, RandomAgent, make_agent
+from paohuzi_env.agents import (
+    AGENT_NAMES,
+    ExpertAgent,
+    GreedyAgent,
+    RandomAgent,
+    agent_specs,
+    make_agent,
+    register_agent,
+    unregister_agent,
+)
 from paohuzi_env.engine import Game, check_invariants
+
+ROOT = Path(__file__).resolve().parents[1]
 
 PRESETS = ["huaihua", "huaihua-468", "classic", "zipai"]
 
@@ -79,10 +94,98 @@ def test_bots_never_read_hidden_state(cls):
 def test_agents_reject_non_views_and_unknown_specs():
     with pytest.raises(TypeError, match="PlayerView"):
         GreedyAgent()({"observation": None})
-    with pytest.raises(ValueError, match="unknown agent spec"):
-        make_agent("smart")
+    valid = ", ".join(agent_specs())
+    assert valid.startswith("random, greedy, expert")
+    for spec in ("smart", "expert:x", "nosuch:PATH", ""):
+        with pytest.raises(ValueError, match="unknown agent spec") as e:
+            make_agent(spec)
+        assert f"valid: {valid}" in str(e.value)
+
+
+def test_checkpoint_prefix_comes_from_the_installed_entry_point():
+    eps = [ep for ep in metadata.entry_points(group="paohuzi.agents") if ep.name == "checkpoint"]
+    assert [ep.value for ep in eps] == ["training.policy:load_checkpoint_agent"], (
+        "the paohuzi.agents entry point is missing: run pip install -e . --no-deps")
+    assert "checkpoint:ARG" in agent_specs()
+
+
+def test_register_agent_adds_a_spec_prefix():
+    calls = []
+
+    def factory(arg, seed=None, rules="huaihua"):
+        calls.append((arg, seed, rules))
+        return GreedyAgent(seed, rules)
+
+    register_agent("mine", factory)
+    try:
+        agent = make_agent("mine:a:b", seed=4, rules="classic")
+        assert isinstance(agent, GreedyAgent) and calls == [("a:b", 4, "classic")]
+        assert "mine:ARG" in agent_specs()
+        register_agent("mine", factory)  # the same factory again is fine
+        with pytest.raises(ValueError, match="already registered"):
+            register_agent("mine", lambda arg, seed=None, rules=None: RandomAgent(seed))
+        register_agent("mine", lambda arg, seed=None, rules=None: RandomAgent(seed), replace=True)
+        assert isinstance(make_agent("mine:x"), RandomAgent)
+    finally:
+        unregister_agent("mine")
+    with pytest.raises(ValueError, match="unknown agent spec 'mine:x'"):
+        make_agent("mine:x")
+    for bad in [*AGENT_NAMES, "a:b", "", "1x"]:
+        with pytest.raises(ValueError, match="prefix"):
+            register_agent(bad, factory)
+    with pytest.raises(TypeError, match="callable"):
+        register_agent("mine", "not a function")
+    register_agent("odd", lambda arg, seed=None, rules=None: "not an agent")
+    try:
+        with pytest.raises(TypeError, match="not a paohuzi_env.agents.Agent"):
+            make_agent("odd:x")
+    finally:
+        unregister_agent("odd")
+
+
+def _run(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_paohuzi_env_imports_nothing_from_training():
+    """Every module of paohuzi_env, imported in a clean interpreter, pulls in no ``training``."""
+    code = """
+import importlib, pkgutil, sys
+import paohuzi_env
+skipped = []
+for m in pkgutil.walk_packages(paohuzi_env.__path__, "paohuzi_env."):
+    try:
+        importlib.import_module(m.name)
+    except ImportError as e:  # an optional dependency missing; never paohuzi_env or training
+        if (e.name or "").split(".")[0] in ("paohuzi_env", "training"):
+            raise
+        skipped.append(m.name)
+bad = [m for m in sys.modules if m == "training" or m.startswith("training.")]
+assert not bad, bad
+print("ok", len(list(pkgutil.walk_packages(paohuzi_env.__path__, "paohuzi_env."))), skipped)
+"""
+    r = _run(code)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("ok")
+
+
+def test_checkpoint_spec_without_torch_says_to_install_the_train_extra():
+    code = """
+import sys
+sys.modules["torch"] = None  # as if torch were not installed
+from paohuzi_env.agents import make_agent
+try:
+    make_agent("checkpoint:checkpoints/shipped/policy.pt", seed=0)
+except ValueError as e:
+    print(e)
+"""
+    r = _run(code)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert "agent spec prefix 'checkpoint'" in r.stdout
+    assert "pip install -e '.[train]'" in r.stdout
 
 
 def test_checkpoint_spec_without_a_file_fails_clearly(tmp_path):
-    with pytest.raises(ValueError, match="does not exist|needs the trainer"):
+    with pytest.raises(ValueError, match="does not exist|pip install -e '.\\[train\\]'"):
         make_agent(f"checkpoint:{tmp_path / 'missing.pt'}")

@@ -1,4 +1,9 @@
-"""A trained policy as an agent: ``checkpoint:PATH`` in the evaluation harness and ``paohuzi play``."""
+"""A trained policy as an agent: ``checkpoint:PATH`` in the evaluation harness and ``paohuzi play``.
+
+:func:`load_checkpoint_agent` is the factory of the ``checkpoint`` agent spec prefix, declared
+in ``pyproject.toml`` under the ``paohuzi.agents`` entry-point group, so ``paohuzi_env`` builds
+these agents without importing this package.
+"""
 
 from __future__ import annotations
 
@@ -56,7 +61,14 @@ class PolicyAgent(Agent):
 
 
 def load_checkpoint_agent(path: str, seed=None, rules="huaihua") -> PolicyAgent:
-    """The agent of a checkpoint; it must have been trained under ``rules``' preset."""
+    """The agent of a checkpoint; it must have been trained under ``rules``' preset.
+
+    The ``checkpoint`` spec factory: ``make_agent("checkpoint:PATH", seed, rules)`` calls
+    ``load_checkpoint_agent(PATH, seed=seed, rules=rules)``.
+
+    Raises:
+        ValueError: if the checkpoint is missing, corrupt or made for other rules.
+    """
     data = load_checkpoint(path, rules_name=as_rules(rules).name)
     torch.set_num_threads(1)
     return PolicyAgent(model_from_checkpoint(data), seed, rules=rules)

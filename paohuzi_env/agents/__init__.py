@@ -1,42 +1,88 @@
 """Rule-based policies. Each is called with a :class:`~paohuzi_env.engine.PlayerView` (what
 its seat may know) and returns a legal action id; none reads hidden state.
 
-``make_agent(spec, seed)`` builds one from a spec: ``random``, ``greedy``, ``expert``, or
-``checkpoint:PATH`` (a trained PPO policy, :mod:`training.policy`).
+``make_agent(spec, seed, rules)`` builds one from a spec: a built-in name (``random``,
+``greedy``, ``expert``) or ``PREFIX:ARG`` for a registered prefix. Prefixes come from
+:func:`register_agent` or from installed packages through the ``paohuzi.agents`` entry-point
+group; this project's trainer declares ``checkpoint`` (``checkpoint:PATH``, a trained PPO
+policy; needs the ``train`` extra).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..rules import Rules
+from . import registry
 from .base import Agent, RandomAgent
 from .heuristic import ExpertAgent, GreedyAgent
+from .registry import ENTRY_POINT_GROUP, AgentFactory
 
 AGENT_NAMES = ("random", "greedy", "expert")
 
 
-def make_agent(spec: str, seed=None, rules="huaihua") -> Agent:
-    """An agent from a spec string, for the given rules (a preset name or Rules).
+def register_agent(prefix: str, factory: AgentFactory, *, replace: bool = False) -> None:
+    """Make ``make_agent("PREFIX:ARG", seed, rules)`` return ``factory(ARG, seed=seed, rules=rules)``.
+
+    A registered prefix takes precedence over a ``paohuzi.agents`` entry point of the same name.
 
     Raises:
-        ValueError: for an unknown spec, naming the valid ones.
+        ValueError: for a malformed prefix, a built-in name, or a prefix already registered
+            (unless ``replace``).
+        TypeError: if ``factory`` is not callable.
     """
+    registry.register(prefix, factory, replace=replace, reserved=AGENT_NAMES)
+
+
+def unregister_agent(prefix: str) -> None:
+    """Undo :func:`register_agent` for ``prefix``."""
+    registry.unregister(prefix)
+
+
+def agent_specs() -> tuple[str, ...]:
+    """The valid spec forms: the built-in names, then ``PREFIX:ARG`` for each known prefix."""
+    return AGENT_NAMES + tuple(f"{p}:ARG" for p in registry.prefixes())
+
+
+def make_agent(spec: str, seed: Any = None, rules: str | Rules = "huaihua") -> Agent:
+    """An agent from a spec string, for the given rules (a preset name or Rules).
+
+    ``seed`` is anything :func:`numpy.random.default_rng` takes (an int, a SeedSequence, None).
+
+    Raises:
+        ValueError: for an unknown spec (naming the valid ones), or a prefix whose package
+            cannot be imported (naming what to install).
+    """
+    if not isinstance(spec, str):
+        raise TypeError(f"agent spec must be a string, got {type(spec).__name__}")
     if spec == "random":
         return RandomAgent(seed)
     if spec == "greedy":
         return GreedyAgent(seed, rules)
     if spec == "expert":
         return ExpertAgent(seed, rules)
-    if spec.startswith("checkpoint:"):
-        try:
-            from training.policy import load_checkpoint_agent
-        except ImportError as e:
-            raise ValueError(
-                f"agent spec {spec!r} needs the trainer (pip install -e '.[train]' and run "
-                f"from the repository root): {e}"
-            ) from None
-        return load_checkpoint_agent(spec.split(":", 1)[1], seed=seed, rules=rules)
-    raise ValueError(
-        f"unknown agent spec {spec!r}; valid: {', '.join(AGENT_NAMES)}, checkpoint:PATH"
-    )
+    prefix, sep, arg = spec.partition(":")
+    factory = registry.factory_for(prefix) if sep else None
+    if factory is None:
+        hint = ""
+        if prefix == "checkpoint" and sep:
+            hint = (
+                f" (no {ENTRY_POINT_GROUP!r} entry point for 'checkpoint' is installed: "
+                "pip install -e '.[train]' in this repository)"
+            )
+        raise ValueError(
+            f"unknown agent spec {spec!r}; valid: {', '.join(agent_specs())}{hint}"
+        )
+    agent = factory(arg, seed=seed, rules=rules)
+    if not isinstance(agent, Agent):
+        raise TypeError(
+            f"the factory of agent spec prefix {prefix!r} returned {type(agent).__name__}, "
+            "not a paohuzi_env.agents.Agent"
+        )
+    return agent
 
 
-__all__ = ["AGENT_NAMES", "Agent", "ExpertAgent", "GreedyAgent", "RandomAgent", "make_agent"]
+__all__ = [
+    "AGENT_NAMES", "Agent", "AgentFactory", "ExpertAgent", "GreedyAgent", "RandomAgent",
+    "agent_specs", "make_agent", "register_agent", "unregister_agent",
+]
