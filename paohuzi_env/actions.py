@@ -16,43 +16,34 @@ ids    meaning
 ====== ==========================================================================
 
 Ids 20–57 name a group: in a ``claim`` decision "吃 with this group", in a ``bi`` decision
-"比 with this group" (R-CHI-1, R-CHI-2).
+"比 with this group" (R-CHI-1, R-CHI-2). Their order is that of the one group table,
+:data:`paohuzi_env.groups.CHI_GROUPS`.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from .cards import NUM_KINDS
 from .cards import format as fmt
+from .groups import CHI_GROUPS
 
-NUM_ACTIONS = 61
 DISCARD_BASE = 0
-GROUP_BASE = 20
-NUM_GROUPS = 38
-PENG = 58
-HU = 59
-PASS = 60
+GROUP_BASE = DISCARD_BASE + NUM_KINDS  # 20
+GROUPS = CHI_GROUPS
+"""GROUPS[a - GROUP_BASE]: the sorted kinds of group action a (the one table is
+:data:`paohuzi_env.groups.CHI_GROUPS`)."""
+NUM_GROUPS = len(GROUPS)  # 38
+PENG = GROUP_BASE + NUM_GROUPS  # 58
+HU = PENG + 1  # 59
+PASS = HU + 1  # 60
+NUM_ACTIONS = PASS + 1  # 61
 
-
-def _build_groups() -> tuple[tuple[int, int, int], ...]:
-    groups: list[tuple[int, int, int]] = []
-    for base in (0, 10):
-        for start in range(8):
-            groups.append((base + start, base + start + 1, base + start + 2))
-    groups.append((1, 6, 9))
-    groups.append((11, 16, 19))
-    groups.extend((p, p, p + 10) for p in range(10))
-    groups.extend((p, p + 10, p + 10) for p in range(10))
-    return tuple(groups)
-
-
-GROUPS = _build_groups()
-"""GROUPS[a - GROUP_BASE]: the sorted kinds of group action a."""
 GROUP_ID = {g: GROUP_BASE + i for i, g in enumerate(GROUPS)}
 """Sorted kind triple -> action id."""
 
 GROUPS_WITH = tuple(
-    tuple(GROUP_BASE + i for i, g in enumerate(GROUPS) if k in g) for k in range(20)
+    tuple(GROUP_BASE + i for i, g in enumerate(GROUPS) if k in g) for k in range(NUM_KINDS)
 )
 """GROUPS_WITH[k]: the group action ids that contain kind k."""
 

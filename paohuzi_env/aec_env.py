@@ -7,11 +7,15 @@ surface. Observations are ``paohuzi-obs-v1`` (see :mod:`paohuzi_env.observation`
 ``int8`` action mask over the 61 actions of :mod:`paohuzi_env.actions` (zeros for agents not
 on turn).
 
-Rewards arrive when the hand ends, for all three agents:
+Rewards arrive when the hand ends, for all three agents (the modes are defined once, in
+:mod:`paohuzi_env.rewards`):
 
 * ``score``: the zero-sum points (winner +2×score, losers −score; 荒庄 0).
 * ``win``: +1 for the winner, −0.5 for each loser, 0 after 荒庄.
 * ``normalized``: points / 64, clipped to [−1, 1].
+
+``state()`` is the full-information tensor of :func:`paohuzi_env.state.encode_state` (layout in
+:mod:`paohuzi_env.state`).
 
 ``infos[agent]`` holds ``events`` (the public events since that agent last acted) and, for the
 agent on turn, ``legal_actions`` and ``legal_names``.
@@ -34,11 +38,9 @@ from .actions import NUM_ACTIONS, action_name
 from .engine import Game
 from .observation import OBS_SIZE, OBS_VERSION, encode
 from .render import render_text
+from .rewards import REWARD_MODES, reward_of
 from .rules import Rules, as_rules
-
-REWARD_MODES = ("score", "win", "normalized")
-NORMALIZER = 64.0
-STATE_SIZE = OBS_SIZE + 40 + 40 + 20 + 60
+from .state import STATE_SIZE, encode_state
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -162,16 +164,8 @@ class raw_env(AECEnv):
     def _end_hand(self) -> None:
         g = self.game
         assert g is not None and g.result is not None
-        pts = g.result.scores
-        if self.reward_mode == "score":
-            rew = [float(p) for p in pts]
-        elif self.reward_mode == "win":
-            w = g.result.winner
-            rew = [0.0] * 3 if w is None else [1.0 if s == w else -0.5 for s in range(3)]
-        else:
-            rew = [max(-1.0, min(1.0, p / NORMALIZER)) for p in pts]
         for i, a in enumerate(self.possible_agents):
-            self.rewards[a] = rew[i]
+            self.rewards[a] = reward_of(g.result, i, self.reward_mode)
             self.terminations[a] = True
             self.infos[a] = {"events": g.events[self._event_mark[i]:], "result": g.result}
         self._accumulate_rewards()
@@ -207,29 +201,12 @@ class raw_env(AECEnv):
         """Full-information tensor for centralised critics (never part of ``observe``).
 
         Relative to the agent on turn (``agent_selection``): its observation (763), then the
-        hands of its next and previous players (2 × 20, count / 4), the kinds of their hidden
-        偎 (2 × 20), the wall's remaining cards by kind (20, count / 4) and the next three
-        wall cards (3 × 20 one-hot). Size 923.
+        other hands, their hidden 偎 kinds, the wall by kind and the next three wall cards; size
+        923. The layout is documented once, in :mod:`paohuzi_env.state`.
         """
         g = self.game
         assert g is not None, "call reset() first"
-        me = self.possible_agents.index(self.agent_selection)
-        x = np.zeros(STATE_SIZE, dtype=np.float32)
-        x[:OBS_SIZE] = encode(g.view(me))
-        o = OBS_SIZE
-        for r in (1, 2):
-            s = (me + r) % 3
-            x[o + 20 * (r - 1): o + 20 * r] = np.asarray(g.hands[s], np.float32) / 4
-            for t, cards in g.melds[s]:
-                if t == "wei":
-                    x[o + 40 + 20 * (r - 1) + cards[0]] = 1.0
-        o += 80
-        for k in g.deck[g.wall_pos:]:
-            x[o + k] += 0.25
-        o += 20
-        for i, k in enumerate(g.deck[g.wall_pos: g.wall_pos + 3]):
-            x[o + 20 * i + k] = 1.0
-        return x
+        return encode_state(g, self.possible_agents.index(self.agent_selection))
 
     def render(self) -> str | None:
         if self.render_mode is None:

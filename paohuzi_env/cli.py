@@ -11,14 +11,9 @@ import argparse
 import sys
 
 from .cards import format as fmt
-from .groups import group_huxi
+from .groups import GROUP_NAMES, group_huxi
 from .rules import get_rules, preset_names
 from .scoring import evaluate_win
-
-GROUP_NAMES = {
-    "chi": "吃", "ju": "句", "jiao": "绞", "peng": "碰", "kan": "坎", "wei": "偎",
-    "chou_wei": "臭偎", "pao": "跑", "ti": "提", "jiang": "将", "loose": "散牌",
-}
 
 
 def _parse_melds(text: str | None) -> list[tuple[str, str]]:

@@ -17,6 +17,9 @@ type        meaning                                        huxi small/big
 ``jiang``   将 pair of a winning hand                        0
 ``loose``   cards of a forced 天胡 that form no group          0
 =========== ============================================== =============
+
+:data:`GROUP_NAMES` holds each type's Chinese name; :data:`CHI_GROUPS` is the one table of the 38
+句 and 绞 (in action-id order; :mod:`paohuzi_env.actions` numbers its group actions from it).
 """
 
 from __future__ import annotations
@@ -32,6 +35,12 @@ HAND_TYPES = ("ju", "jiao", "kan", "jiang", "loose")
 SEQUENCE_TYPES = ("chi", "ju", "jiao")
 """Groups that spoil 碰碰胡 / 对对胡 (a 句 or a 绞)."""
 
+GROUP_NAMES = {
+    "chi": "吃", "ju": "句", "jiao": "绞", "peng": "碰", "kan": "坎", "wei": "偎",
+    "chou_wei": "臭偎", "pao": "跑", "ti": "提", "jiang": "将", "loose": "散牌",
+}
+"""The Chinese name of every group type (what the CLI and the renderer print)."""
+
 _SAME_KIND_HUXI = {  # (small, big), R-GROUP table
     "peng": (1, 3), "kan": (3, 6), "wei": (3, 6), "chou_wei": (3, 6),
     "pao": (6, 9), "ti": (9, 12),
@@ -39,20 +48,30 @@ _SAME_KIND_HUXI = {  # (small, big), R-GROUP table
 _SAME_KIND_SIZE = {"peng": 3, "kan": 3, "wei": 3, "chou_wei": 3, "pao": 4, "ti": 4, "jiang": 2}
 
 
-def _all_sequences() -> tuple[tuple[int, int, int], ...]:
-    seqs = []
-    for base in (0, 10):
-        for start in range(8):
-            seqs.append((base + start, base + start + 1, base + start + 2))
-        seqs.append((base + 1, base + 6, base + 9))  # 二七十 / 贰柒拾
-    return tuple(seqs)
+def _chi_groups() -> tuple[tuple[int, int, int], ...]:
+    runs = [(base + p, base + p + 1, base + p + 2) for base in (0, 10) for p in range(8)]
+    erqishi = [(1, 6, 9), (11, 16, 19)]  # 二七十, 贰柒拾
+    jiaos = [(p, p, p + 10) for p in range(10)] + [(p, p + 10, p + 10) for p in range(10)]
+    return tuple(runs + erqishi + jiaos)
 
 
-SEQUENCES = _all_sequences()
-"""Every 句 (R-GROUP-2: one size only), as sorted kind triples."""
-JIAOS = tuple((p, p, p + 10) for p in range(10)) + tuple((p, p + 10, p + 10) for p in range(10))
+CHI_GROUPS = _chi_groups()
+"""The 38 groups a 吃 or 比 can make (every 句 and 绞), as sorted kind triples, in action-id
+order: group action ``GROUP_BASE + i`` of :mod:`paohuzi_env.actions` is ``CHI_GROUPS[i]``.
+Small sequences from point 1..8, big ones 1..8, 二七十, 贰柒拾, then the 绞 two small + one big
+(point 1..10) and one small + two big (1..10)."""
+
+
+def _is_jiao(cards: tuple[int, ...]) -> bool:
+    return cards[0] == cards[1] or cards[1] == cards[2]
+
+
+SEQUENCES = tuple(sorted((c for c in CHI_GROUPS if not _is_jiao(c)), key=lambda c: c[0] >= 10))
+"""Every 句 (R-GROUP-2: one size only), as sorted kind triples: the small ones (二七十 last),
+then the big ones (贰柒拾 last)."""
+JIAOS = tuple(c for c in CHI_GROUPS if _is_jiao(c))
 """Every 绞 (two small + one big, then one small + two big)."""
-_THREE_CARD_GROUPS = frozenset(SEQUENCES) | frozenset(JIAOS)
+_THREE_CARD_GROUPS = frozenset(CHI_GROUPS)
 
 
 def sequence_huxi(cards: tuple[int, ...]) -> int:

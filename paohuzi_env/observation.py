@@ -47,7 +47,7 @@ from array import array
 
 import numpy as np
 
-from .actions import GROUP_ID
+from .actions import GROUP_BASE, GROUP_ID, NUM_GROUPS
 from .engine import PlayerView
 from .groups import group_huxi
 
@@ -60,7 +60,7 @@ OFFER_SOURCE = OFFER + 20
 OFFER_FROM = OFFER_SOURCE + 3
 DECISION = OFFER_FROM + 3  # 592
 BI_GROUPS = DECISION + 5
-BI_LEFT = BI_GROUPS + 38
+BI_LEFT = BI_GROUPS + NUM_GROUPS
 CHOU = BI_LEFT + 1  # 636
 CHI_CLOSED = CHOU + 20
 DECLINED_PENG = CHI_CLOSED + 20
@@ -76,7 +76,7 @@ _TYPE_OFFSET = {"peng": 0, "wei": 20, "chou_wei": 40, "pao": 60, "ti": 80}
 _DECISIONS = {"tianhu": 0, "hu": 1, "claim": 2, "bi": 3, "discard": 4}
 _SOURCES = {"draw": 0, "discard": 1, "liang": 2}
 _LEVEL = tuple(array("f", [1.0 if n > j else 0.0 for j in range(4)]) for n in range(5))
-_ZEROS = array("f", bytes(4 * 763))
+_ZEROS = array("f", bytes(4 * OBS_SIZE))
 
 
 def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
@@ -102,7 +102,7 @@ def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
                 seen[k] += 1
             huxi += group_huxi(gtype, cards)
             if gtype == "chi":
-                i = base + 101 + GROUP_ID[cards] - 20
+                i = base + 101 + GROUP_ID[cards] - GROUP_BASE
                 x[i] += 0.25
             else:
                 x[base + _TYPE_OFFSET[gtype] + cards[0]] = 1.0
@@ -125,7 +125,7 @@ def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
     if view.decision is not None:
         x[DECISION + _DECISIONS[view.decision]] = 1.0
     for g in view.bi_groups:
-        x[BI_GROUPS + GROUP_ID[g] - 20] += 0.25
+        x[BI_GROUPS + GROUP_ID[g] - GROUP_BASE] += 0.25
     x[BI_LEFT] = view.bi_left / 3
     for base, kinds in ((CHOU, view.chou), (CHI_CLOSED, view.chi_closed),
                         (DECLINED_PENG, view.declined_peng), (HU_BLOCKED, view.hu_blocked)):

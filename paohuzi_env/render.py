@@ -5,10 +5,8 @@ from __future__ import annotations
 from .actions import action_name
 from .cards import format as fmt
 from .cards import kinds_of
+from .groups import GROUP_NAMES
 
-GROUP_WORDS = {
-    "chi": "吃", "peng": "碰", "wei": "偎", "chou_wei": "臭偎", "pao": "跑", "ti": "提",
-}
 _SOURCE_WORDS = {"draw": "翻出", "discard": "打出", "liang": "亮张"}
 _DECISION_WORDS = {"tianhu": "天胡?", "hu": "胡?", "claim": "吃/碰?", "bi": "比", "discard": "出牌"}
 
@@ -31,7 +29,7 @@ def render_text(game, seat: int) -> str:
     for s in range(3):
         who = "你" if s == seat else f"座{s}"
         groups = " ".join(
-            f"{GROUP_WORDS[t]}{'(暗)' if c is None else fmt(c)}" for t, c in v.table[s]
+            f"{GROUP_NAMES[t]}{'(暗)' if c is None else fmt(c)}" for t, c in v.table[s]
         ) or "-"
         lines.append(
             f"{who}{'(庄)' if s == v.dealer else ''}: 手牌 {v.hand_sizes[s]} 张 | 桌面 {groups}"
@@ -80,7 +78,7 @@ def describe_events(game) -> str:
         elif ev in ("chi", "bi"):
             out.append(f"座{seat} {'吃' if ev == 'chi' else '比'} {fmt(data)}")
         elif ev in ("peng", "pao", "ti", "chou_wei"):
-            out.append(f"座{seat} {GROUP_WORDS[ev]} {fmt([data] * (4 if ev in ('pao', 'ti') else 3))}")
+            out.append(f"座{seat} {GROUP_NAMES[ev]} {fmt([data] * (4 if ev in ('pao', 'ti') else 3))}")
         elif ev == "wei":
             out.append(f"座{seat} 偎 (暗)")
         elif ev == "hu":

@@ -361,3 +361,70 @@ def test_every_decision_kind_is_masked_in_scripted_hands():
     assert _mask(env) == [G("一二三"), PASS]
     env.step(PASS)
     assert env.game.melds[1] == []
+
+
+# ----------------------------------------------------------------------------- rewards and state
+
+
+def test_reward_of_every_mode_on_hand_computed_results():
+    from paohuzi_env.engine import Result
+    from paohuzi_env.rewards import NORMALIZER, REWARD_MODES, reward_from_scores, reward_of
+
+    assert REWARD_MODES == ("score", "win", "normalized") and NORMALIZER == 64.0
+    win5 = Result(winner=0, scores=(10, -5, -5), win=None, reason="hu")  # a win of score 5
+    expected = {
+        "score": [10.0, -5.0, -5.0],
+        "win": [1.0, -0.5, -0.5],
+        "normalized": [10 / 64, -5 / 64, -5 / 64],
+    }
+    for mode, want in expected.items():
+        got = [reward_of(win5, s, mode) for s in range(3)]
+        assert got == want and all(type(x) is float for x in got), mode
+        assert got == [reward_from_scores(win5.scores, s, mode, 0) for s in range(3)]
+    big = Result(winner=2, scores=(-40, -40, 80), win=None, reason="hu")  # clipped
+    assert [reward_of(big, s, "normalized") for s in range(3)] == [-0.625, -0.625, 1.0]
+    draw = Result(winner=None, scores=(0, 0, 0), win=None, reason="draw")  # 荒庄
+    for mode in REWARD_MODES:
+        assert [reward_of(draw, s, mode) for s in range(3)] == [0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match=r"'points'.*'score', 'win', 'normalized'"):
+        reward_of(win5, 0, "points")
+    with pytest.raises(ValueError, match="reward must be one of"):
+        raw_env(reward="points")
+
+
+def test_env_rewards_are_reward_of_the_result():
+    from paohuzi_env.rewards import REWARD_MODES, reward_of
+
+    for mode in REWARD_MODES:
+        env = raw_env(reward=mode)
+        rng = np.random.default_rng(5)
+        for i in range(40):
+            env.reset(seed=i)
+            while not env.terminations[env.agent_selection]:
+                env.step(int(rng.choice(env.infos[env.agent_selection]["legal_actions"])))
+            res = env.game.result
+            assert [env._cumulative_rewards[a] for a in env.possible_agents] == [
+                reward_of(res, s, mode) for s in range(3)]
+
+
+def test_state_is_the_observation_then_state_extra():
+    from paohuzi_env.state import STATE_EXTRA_SIZE, STATE_SIZE, encode_state, state_extra
+
+    assert (STATE_EXTRA_SIZE, STATE_SIZE) == (160, 923) and STATE_SIZE == OBS_SIZE + STATE_EXTRA_SIZE
+    env = raw_env()
+    assert env.state_space.shape == (STATE_SIZE,)
+    rng = np.random.default_rng(8)
+    checked = 0
+    for i in range(6):
+        env.reset(seed=i)
+        while not env.terminations[env.agent_selection]:
+            g, me = env.game, env.possible_agents.index(env.agent_selection)
+            s = env.state()
+            assert s.dtype == np.float32 and s.shape == (STATE_SIZE,)
+            want = np.concatenate([encode(g.view(me)), state_extra(g, me)])
+            assert s.tobytes() == want.tobytes() == encode_state(g, me).tobytes()
+            out = np.full(STATE_EXTRA_SIZE, 7.0, np.float32)  # ``out`` is overwritten, not added to
+            assert state_extra(g, me, out) is out and out.tobytes() == want[OBS_SIZE:].tobytes()
+            checked += 1
+            env.step(int(rng.choice(env.infos[env.agent_selection]["legal_actions"])))
+    assert checked > 50

@@ -192,3 +192,48 @@ def test_meld_with_a_bad_card():
     with pytest.raises(ValueError) as ei:
         normalise_meld(("peng", "s11 s11 s11"))
     assert "s11" in str(ei.value)
+
+
+# ----------------------------------------------------------------------------- the one group table
+
+
+def test_chi_groups_are_the_38_groups_in_action_order():
+    from paohuzi_env import actions
+    from paohuzi_env.groups import CHI_GROUPS
+
+    assert len(CHI_GROUPS) == 38 == actions.NUM_GROUPS
+    assert len(set(CHI_GROUPS)) == 38
+    assert all(len(c) == 3 and tuple(sorted(c)) == c and is_chi_group(c) for c in CHI_GROUPS)
+    assert actions.GROUPS == CHI_GROUPS
+    assert [actions.group_cards(a) for a in range(20, 58)] == list(CHI_GROUPS)
+    assert actions.GROUP_ID == {c: 20 + i for i, c in enumerate(CHI_GROUPS)}
+    assert [actions.is_group(a) for a in range(actions.NUM_ACTIONS)] == [20 <= a < 58 for a in range(61)]
+    assert (actions.GROUP_BASE, actions.PENG, actions.HU, actions.PASS, actions.NUM_ACTIONS) == (
+        20, 58, 59, 60, 61)
+    # the order the action catalogue documents
+    assert CHI_GROUPS[0] == g("一二三") and CHI_GROUPS[7] == g("八九十")
+    assert CHI_GROUPS[8] == g("壹贰叁") and CHI_GROUPS[15] == g("捌玖拾")
+    assert CHI_GROUPS[16:18] == (g("二七十"), g("贰柒拾"))
+    assert CHI_GROUPS[18] == g("一一壹") and CHI_GROUPS[27] == g("十十拾")
+    assert CHI_GROUPS[28] == g("一壹壹") and CHI_GROUPS[37] == g("十拾拾")
+    for k in range(20):
+        assert actions.GROUPS_WITH[k] == tuple(20 + i for i, c in enumerate(CHI_GROUPS) if k in c)
+
+
+def test_sequences_and_jiaos_split_the_table_in_their_documented_order():
+    from paohuzi_env.groups import CHI_GROUPS
+
+    assert set(SEQUENCES) | set(JIAOS) == set(CHI_GROUPS)
+    assert not set(SEQUENCES) & set(JIAOS)
+    small = [(p, p + 1, p + 2) for p in range(8)] + [(1, 6, 9)]
+    assert list(SEQUENCES) == small + [tuple(k + 10 for k in c) for c in small]
+    assert list(JIAOS) == [(p, p, p + 10) for p in range(10)] + [(p, p + 10, p + 10) for p in range(10)]
+
+
+def test_group_names_cover_every_group_type():
+    from paohuzi_env import cli, render
+    from paohuzi_env.groups import GROUP_NAMES, HAND_TYPES, SEQUENCE_TYPES
+
+    assert set(GROUP_NAMES) == set(MELD_TYPES) | set(HAND_TYPES) | set(SEQUENCE_TYPES)
+    assert GROUP_NAMES["chou_wei"] == "臭偎" and GROUP_NAMES["loose"] == "散牌"
+    assert cli.GROUP_NAMES is GROUP_NAMES and render.GROUP_NAMES is GROUP_NAMES

@@ -262,3 +262,18 @@ def test_rollout_advantages_are_zero_on_the_prior_and_duplicate_playouts_elsewhe
     a = g.legal_actions()[0]
     assert prior_playout(g, a, 0, bot) == prior_playout(g, a, 0, bot)
     assert g.record() == before
+
+
+def test_trainer_shares_the_env_reward_and_state():
+    from paohuzi_env.rewards import reward_from_scores
+    from paohuzi_env.state import STATE_EXTRA_SIZE, state_extra
+
+    assert hand_reward is reward_from_scores
+    model = ActorCritic(hidden=16, central_critic=True)
+    assert model.critic[0].in_features == 763 + STATE_EXTRA_SIZE
+    cfg = _tiny(central_critic=True, opponent_self=1.0, opponent_snapshots=0.0,
+                opponent_bots={"greedy": 0.0})
+    batch = Rollout(cfg, np.random.SeedSequence(3)).collect(100)
+    assert batch["extra"].shape == (len(batch["action"]), STATE_EXTRA_SIZE)
+    g = Game("huaihua", seed=4)
+    assert state_extra(g, g.current_player).shape == (STATE_EXTRA_SIZE,)

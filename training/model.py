@@ -8,12 +8,11 @@ from torch import nn
 
 from paohuzi_env.actions import NUM_ACTIONS
 from paohuzi_env.observation import OBS_SIZE
+from paohuzi_env.state import STATE_EXTRA_SIZE
 
 MASK_VALUE = -1e8
 """Logit of an illegal action: large, finite and negative (never -inf, which breaks the
 gradient and the entropy)."""
-STATE_EXTRA = 160
-"""Full-information features a central critic adds (see :func:`critic_extra`)."""
 
 
 def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> nn.Linear:
@@ -24,7 +23,8 @@ def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> 
 
 class ActorCritic(nn.Module):
     """Two MLPs: the actor reads the seat's observation; the critic reads it too, plus the
-    full-information features when ``central_critic`` is on.
+    full-information features of :func:`paohuzi_env.state.state_extra` when ``central_critic``
+    is on.
 
     With a ``prior`` (residual policy learning) the actor also reads the one-hot choice of a
     rule-based bot, and that choice gets ``prior_weight`` added to its logit: a fresh network
@@ -43,7 +43,7 @@ class ActorCritic(nn.Module):
             layer_init(nn.Linear(hidden, hidden)), nn.ReLU(),
             layer_init(nn.Linear(hidden, NUM_ACTIONS), std=0.01),
         )
-        cin = OBS_SIZE + (STATE_EXTRA if central_critic else 0)
+        cin = OBS_SIZE + (STATE_EXTRA_SIZE if central_critic else 0)
         self.critic = nn.Sequential(
             layer_init(nn.Linear(cin, hidden)), nn.ReLU(),
             layer_init(nn.Linear(hidden, hidden)), nn.ReLU(),
@@ -82,20 +82,3 @@ def model_for(cfg) -> ActorCritic:
     return ActorCritic(get("hidden"), get("central_critic"), get("prior", "none"),
                        get("prior_weight", 0.0))
 
-
-def critic_extra(game, seat: int) -> np.ndarray:
-    """Full-information features for a central critic: the other two hands (2 × 20, count / 4),
-    their hidden 偎 kinds (2 × 20), the wall by kind (20, count / 4) and the next three wall
-    cards (3 × 20 one-hot); seat-relative."""
-    x = np.zeros(STATE_EXTRA, dtype=np.float32)
-    for r in (1, 2):
-        s = (seat + r) % 3
-        x[20 * (r - 1): 20 * r] = np.asarray(game.hands[s], np.float32) / 4
-        for t, cards in game.melds[s]:
-            if t == "wei":
-                x[40 + 20 * (r - 1) + cards[0]] = 1.0
-    for k in game.deck[game.wall_pos:]:
-        x[80 + k] += 0.25
-    for i, k in enumerate(game.deck[game.wall_pos: game.wall_pos + 3]):
-        x[100 + 20 * i + k] = 1.0
-    return x

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from paohuzi_env.actions import NUM_ACTIONS
 from paohuzi_env.agents import make_agent
 from paohuzi_env.engine import Game
 from paohuzi_env.observation import encode
@@ -186,7 +187,7 @@ def _demo_part(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             a = agents[s](v)
             if len(v.legal) > 1:
                 obs.append(encode(v))
-                m = np.zeros(61, dtype=bool)
+                m = np.zeros(NUM_ACTIONS, dtype=bool)
                 m[list(v.legal)] = True
                 masks.append(m)
                 acts.append(a)

@@ -18,21 +18,15 @@ from paohuzi_env.actions import NUM_ACTIONS
 from paohuzi_env.agents import make_agent
 from paohuzi_env.engine import Game
 from paohuzi_env.observation import OBS_SIZE, encode
+from paohuzi_env.rewards import reward_from_scores
 from paohuzi_env.rules import get_rules
+from paohuzi_env.state import state_extra
 
 from .config import PPOConfig
-from .model import ActorCritic, critic_extra, model_for
+from .model import ActorCritic, model_for
 
-NORMALIZER = 64.0
-
-
-def hand_reward(scores, seat: int, mode: str, winner) -> float:
-    """The reward of one seat for a finished hand (the env's reward modes)."""
-    if mode == "score":
-        return float(scores[seat])
-    if mode == "win":
-        return 0.0 if winner is None else (1.0 if winner == seat else -0.5)
-    return max(-1.0, min(1.0, scores[seat] / NORMALIZER))
+hand_reward = reward_from_scores
+"""The reward of one seat for a finished hand: the env's, :func:`paohuzi_env.rewards.reward_from_scores`."""
 
 
 def expert_scores(rules, seed: int) -> tuple:
@@ -182,8 +176,8 @@ class Rollout:
                 if key == "learner":
                     extra = None
                     if cfg.central_critic:
-                        extra = np.stack([critic_extra(self.hands[hi].game,
-                                                       self.hands[hi].game.current_player)
+                        extra = np.stack([state_extra(self.hands[hi].game,
+                                                      self.hands[hi].game.current_player)
                                           for hi in idxs])
                         values = model.value(ot, torch.from_numpy(extra)).numpy()
                     else:
@@ -218,7 +212,7 @@ class Rollout:
 
     def _scale(self, points: float) -> float:
         """Points on the reward's scale (``normalized``: / 64, clipped)."""
-        return hand_reward((points,), 0, self.cfg.reward, None)
+        return reward_from_scores((points,), 0, self.cfg.reward, None)
 
     def _finish(self, hand: _Hand, out: dict, stats: dict) -> int:
         """GAE over each learner seat's trajectory of a finished hand."""
@@ -236,7 +230,7 @@ class Rollout:
             T = len(traj)
             values = np.array([t[4] for t in traj], dtype=np.float32)
             rewards = np.zeros(T, dtype=np.float32)
-            rewards[-1] = hand_reward(scores, seat, cfg.reward, r.winner)
+            rewards[-1] = reward_from_scores(scores, seat, cfg.reward, r.winner)
             adv = np.zeros(T, dtype=np.float32)
             last = 0.0
             for t in range(T - 1, -1, -1):
