@@ -39,7 +39,7 @@ HU = PENG + 1  # 59
 PASS = HU + 1  # 60
 NUM_ACTIONS = PASS + 1  # 61
 
-GROUP_ID = {g: GROUP_BASE + i for i, g in enumerate(GROUPS)}
+GROUP_ID: dict[tuple[int, ...], int] = {g: GROUP_BASE + i for i, g in enumerate(GROUPS)}
 """Sorted kind triple -> action id."""
 
 GROUPS_WITH = tuple(

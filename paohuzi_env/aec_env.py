@@ -99,7 +99,7 @@ class raw_env(AECEnv):
         self.state_space = spaces.Box(0.0, 1.0, (STATE_SIZE,), np.float32)
         self.obs_version = OBS_VERSION
         self.game: Game | None = None
-        self._np_random = None
+        self._np_random: np.random.Generator | None = None
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     # ------------------------------------------------------------------ spaces
@@ -127,9 +127,10 @@ class raw_env(AECEnv):
                 f"ignoring unknown reset options {sorted(unknown)}; valid: ['deck', 'dealer']",
                 stacklevel=2,
             )
-        if seed is not None or self._np_random is None:
-            self._np_random = np.random.default_rng(seed)
-        deal_seed = int(self._np_random.integers(2**63))
+        rng = self._np_random
+        if seed is not None or rng is None:
+            rng = self._np_random = np.random.default_rng(seed)
+        deal_seed = int(rng.integers(2**63))
         dealer = options.get("dealer", self.fixed_dealer)
         self.game = Game(self.rules, deck=options.get("deck"), dealer=dealer, seed=deal_seed)
         self.agents = self.possible_agents[:]
@@ -138,7 +139,7 @@ class raw_env(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self._event_mark = [0, 0, 0]
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._sync()
 
     def _sync(self) -> None:
@@ -180,6 +181,8 @@ class raw_env(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
             self.rewards[a] = 0.0
+        if action is None:
+            raise ValueError(f"{agent} is to act: step() needs an action id, got None")
         g.step(int(action))  # raises IllegalActionError naming the legal actions
         self._sync()
         if self.render_mode == "human":

@@ -24,6 +24,7 @@ type        meaning                                        huxi small/big
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 from .cards import parse
@@ -110,9 +111,11 @@ def normalise_meld(meld: tuple[str, object]) -> tuple[str, tuple[int, ...]]:
         gtype, raw = meld
     except (TypeError, ValueError):
         raise ValueError(f"a meld is a (type, cards) pair, got {meld!r}") from None
+    if not isinstance(raw, Iterable):
+        raise ValueError(f"meld cards must be notation or a sequence of kind ids, got {raw!r}")
     if gtype not in MELD_TYPES:
         raise ValueError(f"unknown meld type {gtype!r}; valid types: {MELD_TYPES}")
-    cards = tuple(sorted(parse(raw)))  # type: ignore[arg-type]
+    cards = tuple(sorted(parse(raw)))
     if gtype == "chi":
         if not is_chi_group(cards):
             raise ValueError(f"chi meld {cards} is not a 句 or 绞 (R-GROUP-2)")

@@ -90,6 +90,7 @@ def play(
             write(f"\n===== 第 {n + 1} 局  ({rules.name}, 庄家 座{game.dealer}) =====")
             while not game.done:
                 s = game.current_player
+                assert s is not None
                 if s == you:
                     write("")
                     write(render_text(game, you))
@@ -101,6 +102,7 @@ def play(
             write("")
             write(describe_events(game))
             r = game.result
+            assert r is not None
             total += r.scores[you]
             n += 1
             write(f"本局 {r.scores[you]:+d} 分, 累计 {total:+d} 分 — {rank_title(total)}")

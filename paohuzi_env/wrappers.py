@@ -114,8 +114,10 @@ class SingleAgentEnv(gym.Env):
         """Opponent ``i`` (0: next seat, 1: previous seat), built from a spec if needed."""
         if isinstance(p, str):
             return make_agent(p, seed=seed, rules=self.aec.rules)
-        if isinstance(p, Agent) or callable(p):
-            return p  # type: ignore[return-value]
+        if isinstance(p, Agent):
+            return p
+        if callable(p):
+            return p
         raise ValueError(f"{_ALLOWED}; got {_describe(p)} for opponent {i}")
 
     @property
@@ -148,8 +150,8 @@ class SingleAgentEnv(gym.Env):
         self.aec.step(int(action))
         obs, reward, done = self._play_opponents()
         info: dict[str, Any] = {"seat": self.seat}
-        if done:
-            info["result"] = self.aec.game.result  # type: ignore[union-attr]
+        if done and self.aec.game is not None:
+            info["result"] = self.aec.game.result
         return obs, reward, done, False, info
 
     def _play_opponents(self) -> tuple[np.ndarray, float, bool]:

@@ -150,11 +150,12 @@ def make_config(values: dict[str, Any]) -> PPOConfig:
 
 def validate(cfg: PPOConfig) -> None:
     """Range checks with messages that say what is allowed."""
+    from paohuzi_env.rewards import REWARD_MODES
     from paohuzi_env.rules import get_rules
 
     get_rules(cfg.rules, **cfg.rules_overrides)
-    if cfg.reward not in ("score", "win", "normalized"):
-        raise ValueError(f"config 'reward' must be score, win or normalized, got {cfg.reward!r}")
+    if cfg.reward not in REWARD_MODES:
+        raise ValueError(f"config 'reward' must be one of {', '.join(REWARD_MODES)}, got {cfg.reward!r}")
     for name in ("total_steps", "games_per_worker", "steps_per_worker", "hidden",
                  "update_epochs", "minibatch_size"):
         if getattr(cfg, name) < 1:

@@ -60,8 +60,10 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
                   for s in range(3)}
         while not game.done:
             s = game.current_player
+            assert s is not None
             game.step(agents[s](game.view(s)))
         r = game.result
+        assert r is not None
         rows.append(GameRow(deal, rot, r.scores[rot], r.winner == rot, r.winner is not None,
                             game.dealer == rot, r.scores))
     return rows
@@ -218,9 +220,8 @@ def league(agents: Sequence[str], *, deals: int = 200, seed: int = 0, rules="hua
                     mu = sum(p.mu for p in lst) / len(lst)
                     sigma = sum(p.sigma for p in lst) / len(lst)
                     ratings[x] = model.rating(mu=mu, sigma=sigma, name=x)
-    table = sorted(
-        ({"agent": a, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
-         for a, r in ratings.items()), key=lambda d: -d["ordinal"])
+    table = [{"agent": a, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
+             for a, r in sorted(ratings.items(), key=lambda item: -item[1].ordinal())]
     return {"ratings": table, "matches": pairs}
 
 

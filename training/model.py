@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from torch import nn
@@ -63,7 +65,11 @@ class ActorCritic(nn.Module):
         return torch.where(mask, logits, torch.full_like(logits, MASK_VALUE))
 
     def value(self, obs: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
-        x = obs if not self.central_critic else torch.cat([obs, extra], dim=-1)
+        if self.central_critic:
+            if extra is None:
+                raise ValueError("a central critic needs the full-information features (extra)")
+            obs = torch.cat([obs, extra], dim=-1)
+        x = obs
         return self.critic(x).squeeze(-1)
 
     def evaluate(self, obs, mask, action, extra=None, prior=None):
@@ -78,7 +84,9 @@ class ActorCritic(nn.Module):
 
 def model_for(cfg) -> ActorCritic:
     """The network a config describes (``cfg``: a :class:`PPOConfig` or its dict)."""
-    get = cfg.get if isinstance(cfg, dict) else lambda k, d=None: getattr(cfg, k, d)
-    return ActorCritic(get("hidden"), get("central_critic"), get("prior", "none"),
-                       get("prior_weight", 0.0))
+    def get(key: str, default: Any = None) -> Any:
+        return cfg.get(key, default) if isinstance(cfg, dict) else getattr(cfg, key, default)
+
+    return ActorCritic(int(get("hidden")), bool(get("central_critic")), str(get("prior", "none")),
+                       float(get("prior_weight", 0.0)))
 

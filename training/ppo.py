@@ -18,6 +18,7 @@ import sys
 import time
 from multiprocessing import get_context
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -55,13 +56,13 @@ class Workers:
         self.n = n
         self.cfg = cfg
         entropies = [[cfg.seed, 1000 + i] for i in range(n)]
+        self.local: Rollout | None = None
+        self.procs: list[Any] = []
         if n == 1:
             self.local = Rollout(cfg, np.random.SeedSequence(entropies[0]))
             if rng_states:
                 self.local.rng.bit_generator.state = rng_states[0]
-            self.procs = []
             return
-        self.local = None
         ctx = get_context("spawn")
         self.conns, self.procs = [], []
         for i in range(n):
@@ -103,7 +104,8 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng) -> dict:
     n = len(batch["action"])
     t = {k: torch.as_tensor(v, device=device) for k, v in batch.items()}
     extra = t["extra"] if cfg.central_critic else None
-    clipfracs, stats = [], {}
+    clipfracs: list[float] = []
+    stats: dict[str, float] = {}
     for _epoch in range(cfg.update_epochs):
         perm = rng.permutation(n)
         for start in range(0, n, cfg.minibatch_size):
@@ -175,7 +177,9 @@ def _demo_part(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     cfg = make_config(cfg_dict)
     rules = get_rules(cfg.rules, **cfg.rules_overrides)
-    obs, masks, acts = [], [], []
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    acts: list[int] = []
     deal_rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 7, part]))
     while len(acts) < n:
         g = Game(rules, seed=int(deal_rng.integers(2**63)))
@@ -183,6 +187,7 @@ def _demo_part(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                   for _ in range(3)]
         while not g.done:
             s = g.current_player
+            assert s is not None
             v = g.view(s)
             a = agents[s](v)
             if len(v.legal) > 1:

@@ -10,6 +10,7 @@ its own GAE (trajectories of different seats or hands never mix).
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import numpy as np
 import torch
@@ -34,13 +35,16 @@ def expert_scores(rules, seed: int) -> tuple:
     (the bots are deterministic, so this is a function of the deal)."""
     game = Game(rules, seed=seed)
     _play_out(game, make_agent("expert", seed=0, rules=rules))
+    assert game.result is not None
     return game.result.scores
 
 
 def _play_out(game: Game, bot) -> None:
     """``bot`` (stateless) plays every seat until the hand ends."""
     while not game.done:
-        game.step(bot(game.view(game.current_player)))
+        seat = game.current_player
+        assert seat is not None
+        game.step(bot(game.view(seat)))
 
 
 def prior_playout(game: Game, action: int, seat: int, bot) -> float:
@@ -49,6 +53,7 @@ def prior_playout(game: Game, action: int, seat: int, bot) -> float:
     g = copy.deepcopy(game)
     g.step(action)
     _play_out(g, bot)
+    assert g.result is not None
     return float(g.result.scores[seat])
 
 
@@ -61,7 +66,7 @@ class _Hand:
         self.roles = roles  # seat -> "learner" | ("snap", i) | "bot"
         self.bots = bots  # seat -> Agent
         self.kind = kind  # "self" | ("snap", i) | ("bot", name)
-        self.traj = {s: [] for s in range(3) if roles[s] == "learner"}
+        self.traj: dict[int, list[tuple]] = {s: [] for s in range(3) if roles[s] == "learner"}
 
 
 class Rollout:
@@ -103,7 +108,9 @@ class Rollout:
         seed = int(self.rng.integers(2**63))
         game = Game(self.rules, seed=seed)
         learner = int(self.rng.integers(3))
-        bots = {}
+        bots: dict[int, Any] = {}
+        roles: dict[int, Any]  # seat -> "learner" | ("snap", i) | "bot"
+        tag: Any  # "self" | ("snap", i) | ("bot", name)
         if kind == "self":
             roles = {s: "learner" for s in range(3)}
             tag = "self"
@@ -129,9 +136,9 @@ class Rollout:
     def collect(self, n_steps: int) -> dict:
         """Play until at least ``n_steps`` learner transitions of finished hands are ready."""
         cfg = self.cfg
-        out = {k: [] for k in ("obs", "mask", "action", "logp", "value", "adv", "ret", "extra",
-                               "prior")}
-        stats = {"invalid_actions": 0, "hands": 0, "by_opponent": {}}
+        out: dict[str, Any] = {k: [] for k in ("obs", "mask", "action", "logp", "value", "adv",
+                                               "ret", "extra", "prior")}
+        stats: dict[str, Any] = {"invalid_actions": 0, "hands": 0, "by_opponent": {}}
         ready = 0
         while ready < n_steps:
             groups: dict = {}

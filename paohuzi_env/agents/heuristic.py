@@ -275,7 +275,8 @@ class _HeuristicAgent(Agent):
     def _claim(self, view: PlayerView, legal: list[int]) -> int:
         live = self._live(view)
         w = self._w_huxi(view)
-        c = view.offer[0]  # type: ignore[index]
+        assert view.offer is not None, "a claim decision always has a card on offer"
+        c = view.offer[0]
         best_a = PASS
         best_v = self._value(view.hand, live, w) + self._waits(view, view.hand, self._melds(view),
                                                                live)
