@@ -93,11 +93,11 @@ def sample_holdings(n: int, seed: int = 0, rules="huaihua"):
     from .scoring import evaluate_win
 
     rng = np.random.default_rng(seed)
-    out = []
+    out: list[tuple] = []
     while len(out) < n:
         if len(out) % 2 == 0:
             h = random_winning_holding(rng)
-            if h is not None and evaluate_win(*h[:2], h[2], rules=rules) is not None:
+            if h is not None and evaluate_win(h[0], h[1], h[2], rules=rules) is not None:
                 out.append(h)
         else:
             deck = rng.permutation(np.repeat(np.arange(NUM_KINDS), 4))
