@@ -1,7 +1,8 @@
 """Benchmarks: ``python -m paohuzi_env.bench {hu,engine,env} [--seconds S] [--seed N]``.
 
 * ``hu``: µs per ``evaluate_win`` call over a fixed seeded sample of random holdings, half of
-  them winning, with caches cleared before every call (cold) and on a repeat pass (warm).
+  them winning, with caches cleared before every call (cold) and on a repeat pass (warm); then
+  the same for ``yongzhou`` holdings with one or two 王 (RULES.md section 10).
 * ``engine``: random-legal hands for a fixed time; hands/s and decisions/s.
 * ``env``: random masked play through the AEC API with observations; steps/s.
 
@@ -105,6 +106,31 @@ def sample_holdings(n: int, seed: int = 0, rules="huaihua"):
     return out
 
 
+def sample_wang_holdings(n: int, seed: int = 0):
+    """``n`` self-drawn ``yongzhou`` holdings with one or two 王 (R-WANG-4): built winning
+    holdings with random cards (the winning card among them) replaced by 王, and random deals;
+    as ``(hand, melds, win_card)``, the 王 in the hand."""
+    from .cards import WANG
+
+    rng = np.random.default_rng(seed)
+    out: list[tuple] = []
+    while len(out) < n:
+        n_wang = int(rng.integers(1, 3))
+        if len(out) % 2 == 0:
+            h = random_winning_holding(rng)
+            if h is None or len(h[0]) < n_wang:
+                continue
+            cards = h[0] + [h[2]]
+            for j in rng.choice(len(cards), n_wang, replace=False):
+                cards[int(j)] = WANG
+            win = cards.pop()
+            out.append((cards + [WANG], h[1], None) if win == WANG else (cards, h[1], win))
+        else:
+            deck = rng.permutation(np.repeat(np.arange(NUM_KINDS), 4)).tolist()
+            out.append((deck[: 20 - n_wang] + [WANG] * n_wang, [], deck[20 - n_wang]))
+    return out
+
+
 def bench_hu(seconds: float, seed: int) -> None:
     from .cards import counts_of
     from .groups import normalise_meld
@@ -142,6 +168,27 @@ def bench_hu(seconds: float, seed: int) -> None:
     print(f"  cold cache (caches cleared before each call): {cold:8.1f} µs/call")
     print(f"  warm cache (repeat pass, with input parsing):  {warm:8.1f} µs/call")
     print(f"  warm cache, canonical inputs (engine path):    {engine_warm:8.2f} µs/call")
+
+    from .rules import YONGZHOU
+
+    wsample = sample_wang_holdings(400, seed)
+    wins = sum(evaluate_win(h, m, w, rules=YONGZHOU, self_drawn=True) is not None
+               for h, m, w in wsample)
+    t = time.perf_counter()
+    for h, m, w in wsample:
+        clear_caches()
+        evaluate_win(h, m, w, rules=YONGZHOU, self_drawn=True)
+    cold = (time.perf_counter() - t) / len(wsample) * 1e6
+    t = time.perf_counter()
+    passes = 0
+    while time.perf_counter() - t < seconds / 2:
+        for h, m, w in wsample:
+            evaluate_win(h, m, w, rules=YONGZHOU, self_drawn=True)
+        passes += 1
+    warm = (time.perf_counter() - t) / (passes * len(wsample)) * 1e6
+    print(f"evaluate_win over {len(wsample)} yongzhou holdings with 1-2 王 ({wins} winning):")
+    print(f"  cold cache (caches cleared before each call): {cold:8.1f} µs/call")
+    print(f"  warm cache (repeat pass, with input parsing):  {warm:8.1f} µs/call")
 
 
 def bench_engine(seconds: float, seed: int) -> None:

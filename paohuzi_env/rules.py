@@ -37,15 +37,20 @@ _HONGSHANZHANG_FANS = {
     "红胡": 2, "十三红": 4, "一点朱": 3, "黑胡": 5,
     "十八大": 3, "十八小": 4, "碰碰胡": 4, "海底": 2,
 }
+# yongzhou (seed 002's 永州 game with two 王, R-WANG-7): score = tun × colour × way; colour is
+# one of 红胡/点朱胡/黑胡 (else 1), way one of 双王吊/单王吊/自摸 (else 1); no other 名堂.
+_YONGZHOU_FANS = {"红胡": 2, "点朱胡": 3, "黑胡": 4, "双王吊": 8, "单王吊": 4, "自摸": 2}
 FAN_TABLES = {
     "huaihua": _HUAIHUA_FANS, "classic": _CLASSIC_FANS, "zipai": _ZIPAI_FANS,
-    "hongshanzhang": _HONGSHANZHANG_FANS,
+    "hongshanzhang": _HONGSHANZHANG_FANS, "yongzhou": _YONGZHOU_FANS,
 }
 
-SCORING_FAMILIES = ("huaihua", "classic", "zipai", "hongshanzhang")
+SCORING_FAMILIES = ("huaihua", "classic", "zipai", "hongshanzhang", "yongzhou")
 FAN_LEVELS = ("none", "basic", "half")
 FAN_COMBINES = ("sum", "multiply")
 DEALER_RULES = ("winner", "classic")
+WANG_COUNTS = (0, 2)
+"""Allowed numbers of 王 in the deck (R-WANG-1: none, or the two 王霸 of ``yongzhou``)."""
 
 
 @dataclass(frozen=True)
@@ -55,10 +60,11 @@ class Rules:
     Attributes:
         name: the preset this was built from.
         scoring: 名堂 family, ``huaihua`` | ``classic`` | ``zipai`` | ``hongshanzhang``
-            (section 9).
+            (section 9) | ``yongzhou`` (section 10, R-WANG-7; needs ``wang=2``).
         fans: fan numbers of the family's 名堂, as sorted ``(name, fan)`` pairs.
         fan_level: ``classic`` only: ``none`` | ``basic`` | ``half``.
-        fan_combine: ``sum`` of the fans, or their product (``multiply``, seed 002 番上番).
+        fan_combine: ``sum`` of the fans, or their product (``multiply``, seed 002 番上番;
+            ``yongzhou`` multiplies colour by way, R-WANG-7).
         min_huxi: the least huxi of any win (R-WIN-3).
         pinghu_min_huxi: the least huxi of a win with no 名堂 and no 自摸 exception.
         zimo_15: a 自摸 with ``min_huxi`` wins even without a 名堂 (huaihua option).
@@ -71,6 +77,8 @@ class Rules:
         chou_when_chi_blocked: R-CHOU-4 (seed 001).
         dealer_rule: ``winner`` (winner deals, after 荒庄 the next player) or ``classic``
             (winner deals, after 荒庄 the dealer stays; after three in a row the next deals).
+        wang: number of 王 in the deck, 0 or 2 (R-WANG-1); 2 exactly with the ``yongzhou``
+            family.
     """
 
     name: str = "huaihua"
@@ -91,6 +99,7 @@ class Rules:
     chou_blocks_peng: bool = True
     chou_when_chi_blocked: bool = True
     dealer_rule: str = "winner"
+    wang: int = 0
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -104,7 +113,7 @@ class Rules:
 
     def overrides(self) -> dict[str, Any]:
         """The fields that differ from the named preset (JSON-friendly)."""
-        base = PRESETS[self.name]
+        base = PRESETS[self.name] if self.name in PRESETS else _UNREGISTERED[self.name]
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             if f.name == "name":
@@ -117,7 +126,7 @@ class Rules:
 
 _FIELD_TYPES: dict[str, type] = {
     "name": str, "scoring": str, "fan_level": str, "fan_combine": str, "dealer_rule": str,
-    "min_huxi": int, "pinghu_min_huxi": int,
+    "min_huxi": int, "pinghu_min_huxi": int, "wang": int,
     "zimo_15": bool, "zimo_tun": bool, "tianhu_is_zimo": bool, "win_on_own_ti_wei": bool,
     "hu_on_discard": bool, "discards_claimable": bool, "chou_blocks_peng": bool,
     "chou_when_chi_blocked": bool,
@@ -137,6 +146,14 @@ def _validate(r: Rules) -> None:
     ):
         if getattr(r, key) not in allowed:
             raise ValueError(f"rule {key!r} must be one of {allowed}, got {getattr(r, key)!r}")
+    if r.wang not in WANG_COUNTS:
+        raise ValueError(f"rule 'wang' (王 in the deck) must be one of {WANG_COUNTS}, got {r.wang!r}")
+    if (r.scoring == "yongzhou") != (r.wang == 2):
+        raise ValueError(
+            "the yongzhou scoring family and a deck with two 王 go together (R-WANG-1, R-WANG-7): "
+            f"got scoring={r.scoring!r} with wang={r.wang}; set both scoring='yongzhou' and wang=2, "
+            "or neither"
+        )
     if not 0 <= r.min_huxi <= r.pinghu_min_huxi:
         raise ValueError(
             f"need 0 <= min_huxi <= pinghu_min_huxi, got {r.min_huxi} and {r.pinghu_min_huxi}"
@@ -175,6 +192,17 @@ PRESETS: dict[str, Rules] = {
     # seed 002's other 怀化 table (红山掌): everything as huaihua but the 名堂 and their fans.
     "hongshanzhang": _preset("hongshanzhang", "hongshanzhang", _HONGSHANZHANG_FANS),
 }
+
+
+# seed 002's 永州 game with two 王 (RULES.md section 10): as huaihua except 82 cards, min 15
+# huxi with no 平胡 threshold, the 自摸 tun replaced by the way factor, colour × way multiplied,
+# and 天胡 counting as 自摸 (R-WANG-7, seed 002 "天胡为自摸"). Not in PRESETS until the engine
+# deals and plays 王 (R-WANG-2, -3, -5, -8).
+YONGZHOU = _preset(
+    "yongzhou", "yongzhou", _YONGZHOU_FANS, wang=2, min_huxi=15, pinghu_min_huxi=15,
+    zimo_tun=False, tianhu_is_zimo=True, fan_combine="multiply",
+)
+_UNREGISTERED: dict[str, Rules] = {"yongzhou": YONGZHOU}
 
 
 def preset_names() -> tuple[str, ...]:

@@ -1,4 +1,5 @@
-"""Cards, their facts and the notation people type (RULES.md section 1: R-CARD-1..3)."""
+"""Cards, their facts and the notation people type (RULES.md section 1: R-CARD-1..3; the 王 of
+section 10: R-WANG-1)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from paohuzi_env.cards import (
     NUM_KINDS,
     RED_KINDS,
     SMALL_KINDS,
+    WANG,
+    WANG_COPIES,
     code,
     counts_of,
     is_big,
@@ -22,6 +25,7 @@ from paohuzi_env.cards import (
     name,
     parse,
     point,
+    split_wang,
 )
 
 SMALL = "一二三四五六七八九十"
@@ -67,7 +71,7 @@ def test_names_and_codes_r_card_1():
         assert code(10 + i) == f"b{i + 1}"
 
 
-@pytest.mark.parametrize("bad", [-1, 20, 3.0, True, "s1"])
+@pytest.mark.parametrize("bad", [-1, 21, 3.0, True, "s1"])
 def test_name_and_code_reject_non_kinds(bad):
     with pytest.raises(ValueError):
         name(bad)
@@ -199,7 +203,7 @@ def test_parse_kind_ids():
     assert all(type(k) is int for k in parse(np.array([1, 12])))
 
 
-@pytest.mark.parametrize("bad", [[20], [-1], [True], [1.5], ["s1"]])
+@pytest.mark.parametrize("bad", [[21], [-1], [True], [1.5], ["s1"]])
 def test_parse_bad_kind_ids(bad):
     with pytest.raises(ValueError):
         parse(bad)
@@ -223,3 +227,67 @@ def test_counts_and_kinds():
     assert len(counts) == NUM_KINDS
     assert counts[0] == 2 and counts[2] == 1 and counts[19] == 1 and sum(counts) == 4
     assert kinds_of(counts) == [0, 0, 2, 19]
+
+
+# ----------------------------------------------------------------------------- R-WANG-1
+
+
+def test_wang_kind_r_wang_1():
+    # R-WANG-1: the 王 is kind id 20, typed w or 王; it is not one of the 20 ordinary kinds.
+    assert WANG == 20 and WANG_COPIES == 2
+    assert NUM_KINDS == 20 and NUM_CARDS == 80
+    assert name(WANG) == "王" and code(WANG) == "w"
+    for text in ("w", "W", "王"):
+        assert parse(text) == [WANG]
+    assert parse("一w王") == [0, WANG, WANG]
+    assert parse("s1, w ,b10") == [0, WANG, 19]
+    assert parse([20, 0]) == [WANG, 0]
+    assert cards.format([0, WANG, 12]) == "一王叁"
+    assert parse(cards.format([WANG, 5, WANG])) == [WANG, 5, WANG]
+    assert parse(" ".join(code(k) for k in (WANG, 3))) == [WANG, 3]
+
+
+def test_wang_has_no_size_colour_or_point_r_wang_1():
+    # R-WANG-1: a 王 belongs to no size and no colour.
+    assert not is_red(WANG)
+    assert not is_big(WANG)
+    assert WANG not in RED_KINDS and WANG not in BIG_KINDS and WANG not in SMALL_KINDS
+    with pytest.raises(ValueError):
+        point(WANG)
+
+
+def test_at_most_two_wang_r_wang_1():
+    assert parse("王王") == [WANG, WANG]
+    with pytest.raises(ValueError) as ei:
+        parse("王 w 王")
+    assert "王" in str(ei.value)
+    with pytest.raises(ValueError):
+        parse([20, 20, 20])
+    # max_copies concerns the ordinary kinds only
+    assert parse("王王一一", max_copies=2) == [WANG, WANG, 0, 0]
+
+
+def test_parse_can_refuse_wang():
+    assert parse("一二", wang=False) == [0, 1]
+    for bad in ("一王", "w", [20]):
+        with pytest.raises(ValueError) as ei:
+            parse(bad, wang=False)
+        assert "王" in str(ei.value)
+
+
+def test_counts_of_refuses_wang_split_wang_counts_it():
+    # counts stay over the 20 ordinary kinds; the 王 are a separate number.
+    with pytest.raises(ValueError) as ei:
+        counts_of(parse("一王"))
+    assert "split_wang" in str(ei.value)
+    with pytest.raises(ValueError):
+        counts_of([21])
+    counts, n = split_wang(parse("一一王三王"))
+    assert len(counts) == NUM_KINDS and n == 2
+    assert counts == counts_of([0, 0, 2])
+    assert split_wang(parse("一二")) == (counts_of([0, 1]), 0)
+    assert split_wang([]) == ([0] * NUM_KINDS, 0)
+    with pytest.raises(ValueError):
+        split_wang([21])
+    assert kinds_of(counts, n) == [0, 0, 2, WANG, WANG]
+    assert kinds_of(counts) == [0, 0, 2]

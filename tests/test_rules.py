@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from paohuzi_env import Rules, get_rules, load_rules
-from paohuzi_env.rules import PRESETS, preset_names
+from paohuzi_env.rules import FAN_TABLES, PRESETS, SCORING_FAMILIES, YONGZHOU, preset_names
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "rules"
 
@@ -142,6 +142,65 @@ def test_hongshanzhang_values():
             r.fan(n)
 
 
+def test_yongzhou_values():
+    # RULES.md section 10: as huaihua except what R-WANG-1..8 say.
+    r = YONGZHOU
+    base = get_rules("huaihua")
+    assert r.name == "yongzhou" and r.scoring == "yongzhou"
+    assert "yongzhou" in SCORING_FAMILIES
+    # R-WANG-1: two 王 in the deck.
+    assert r.wang == 2 and base.wang == 0
+    # R-WANG-7: min 15 huxi, no 平胡 threshold; the 自摸 tun is replaced by the way factor,
+    # colour x way multiplied; 天胡 counts as 自摸 (seed 002 "天胡为自摸").
+    assert (r.min_huxi, r.pinghu_min_huxi) == (15, 15)
+    assert r.zimo_tun is False
+    assert r.fan_combine == "multiply"
+    assert r.tianhu_is_zimo is True
+    differ = {"name", "scoring", "fans", "wang", "pinghu_min_huxi", "zimo_tun", "fan_combine",
+              "tianhu_is_zimo"}
+    for f in dataclasses.fields(Rules):
+        if f.name not in differ:
+            assert getattr(r, f.name) == getattr(base, f.name), f.name
+    assert dict(r.fans) == FAN_TABLES["yongzhou"] == {
+        "红胡": 2, "点朱胡": 3, "黑胡": 4, "双王吊": 8, "单王吊": 4, "自摸": 2,
+    }
+    assert r.overrides() == {}
+    assert get_rules(r, min_huxi=12).overrides() == {"min_huxi": 12}
+    assert get_rules(r) is r
+
+
+@pytest.mark.parametrize("n", PRESET_NAMES)
+def test_presets_without_wang(n):
+    assert get_rules(n).wang == 0
+
+
+@pytest.mark.parametrize(
+    "base, kw, needle",
+    [
+        ("huaihua", {"wang": 1}, "wang"),
+        ("huaihua", {"wang": 4}, "wang"),
+        ("huaihua", {"wang": True}, "wang"),
+        ("huaihua", {"wang": "2"}, "wang"),
+        # the family and the 王 go together, both ways
+        ("huaihua", {"wang": 2}, "yongzhou"),
+        ("huaihua", {"scoring": "yongzhou"}, "wang=2"),
+        (YONGZHOU, {"wang": 0}, "yongzhou"),
+        (YONGZHOU, {"scoring": "huaihua"}, "wang=2"),
+    ],
+)
+def test_wang_validation(base, kw, needle):
+    with pytest.raises(ValueError) as ei:
+        get_rules(base, **kw)
+    assert needle in str(ei.value)
+
+
+def test_wang_family_switch_both_ways():
+    r = get_rules("huaihua", scoring="yongzhou", wang=2)
+    assert r.scoring == "yongzhou" and dict(r.fans) == FAN_TABLES["yongzhou"]
+    back = get_rules(YONGZHOU, scoring="huaihua", wang=0)
+    assert dict(back.fans) == FAN_TABLES["huaihua"]
+
+
 def test_rules_are_frozen_and_hashable():
     r = get_rules("huaihua")
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -204,9 +263,9 @@ def test_scoring_family_override_takes_its_fans():
 
 def test_unknown_preset_lists_valid_ones():
     with pytest.raises(ValueError) as ei:
-        get_rules("yongzhou")
+        get_rules("sichuan")
     msg = str(ei.value)
-    assert "yongzhou" in msg
+    assert "sichuan" in msg
     for n in PRESET_NAMES:
         assert n in msg
 
