@@ -287,7 +287,6 @@ class Game:
         self.declined_peng: list[set[int]] = [set(), set(), set()]
         self.hu_blocked: list[set[int]] = [set(), set(), set()]
         self.played = [False, False, False]
-        self.taken_in = [False, False, False]
         self.current_player: int | None = None
         self.decision: Decision | None = None
         self._legal: list[int] = []
@@ -473,7 +472,8 @@ class Game:
         if card is not None and card in self.hu_blocked[seat]:
             return None  # R-CHOU-5
         if dihu is None:
-            dihu = not self.played[seat] and not self.taken_in[seat]
+            # 地胡 (section 9, seed 001 "未打牌就算手牌未变动"): the winner has not discarded yet.
+            dihu = not self.played[seat]
         return evaluate_counts(
             tuple(self.hands[seat]), self.table_groups(seat), card, self.rules,
             # R-WIN-5: 海底 is a win on the last *wall* card, never on a discard made after
@@ -606,7 +606,6 @@ class Game:
         """Make the forced 提/偎 of ``seat``'s own draw ``c``; True if it now owes a discard
         (and is asked for it), False if its next player draws."""
         h = self.hands[seat]
-        self.taken_in[seat] = True
         if forced == "ti":
             if h[c] == 3:
                 h[c] = 0
@@ -627,9 +626,6 @@ class Game:
         """R-FLOW-3 (a revealed draw) or R-FLOW-4 (a discard): HU, 跑, claims, discard area."""
         self._offer = (c, source, owner)
         from_discard = source == "discard"
-        if from_discard and not self.rules.discards_claimable:
-            self._to_discard_area(c, owner)
-            return
         # 1. HU offers.
         if not from_discard or self.rules.hu_on_discard:
             order = (owner, _next(owner), _prev(owner)) if not from_discard else (
@@ -656,7 +652,6 @@ class Game:
                 mt == "peng" and not from_discard
             ):
                 self._offer = None
-                self.taken_in[s] = True
                 if self.hands[s][c] == 3:
                     self.hands[s][c] = 0
                     self._add_meld(s, "pao", (c,) * 4)
@@ -726,7 +721,10 @@ class Game:
         for s in (_next(owner), _prev(owner)):
             if self._peng_ok(s, c):
                 peng_seat = s
-        chi_seats = (_next(owner),) if from_discard else (owner, _next(owner))
+        if from_discard:  # R-FLOW-4.3: 吃 by next(P) only, and not at all without chi_on_discard
+            chi_seats: tuple[int, ...] = (_next(owner),) if self.rules.chi_on_discard else ()
+        else:
+            chi_seats = (owner, _next(owner))  # R-FLOW-3.3
         chi_options: dict[int, tuple[int, ...]] = {}
         blocked = set()
         for s in chi_seats:
@@ -824,8 +822,8 @@ class Game:
         for s in cl.closed:
             self.chi_closed[s].add(c)  # R-CHOU-4
         for s, ans in cl.answers.items():
-            if ans.kind == "pass":
-                self.chou[s].add(c)  # R-CHOU-1
+            if ans.kind == "pass" and (self.rules.chou_rule == "any" or s in cl.chi_options):
+                self.chou[s].add(c)  # R-CHOU-1 (chou_rule chi: only a passed 吃)
             if s == cl.peng_seat and ans.kind != "peng":
                 # R-CHOU-3 忍碰; also when it answered 吃 instead (docs/RULES-DECISIONS.md)
                 self.declined_peng[s].add(c)
@@ -836,7 +834,6 @@ class Game:
         s = cl.best[1]
         ans = cl.answers[s]
         h = self.hands[s]
-        self.taken_in[s] = True
         if ans.kind == "peng":
             h[c] -= 2
             self._add_meld(s, "peng", (c,) * 3)
@@ -862,7 +859,8 @@ class Game:
     def _discard(self, seat: int, k: int) -> None:
         self.hands[seat][k] -= 1
         self.played[seat] = True
-        self.chou[seat].add(k)  # R-CHOU-1: one's own discard
+        if self.rules.chou_rule == "any":
+            self.chou[seat].add(k)  # R-CHOU-1: one's own discard
         self.events.append(("discard", seat, k))
         self.decision = None
         self._offer_card(k, "discard", seat)

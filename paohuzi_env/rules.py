@@ -51,6 +51,10 @@ FAN_COMBINES = ("sum", "multiply")
 DEALER_RULES = ("winner", "classic")
 WANG_COUNTS = (0, 2)
 """Allowed numbers of 王 in the deck (R-WANG-1: none, or the two 王霸 of ``yongzhou``)."""
+CHOU_RULES = ("any", "chi")
+RENAMED_KEYS = {"discards_claimable": "chi_on_discard"}
+"""Rule keys of earlier versions and the key that replaced each (R-FLOW-4 was corrected: in
+``zipai`` 碰 and 跑 do take discards; only 吃 does not)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,10 @@ class Rules:
         tianhu_is_zimo: a 天胡 counts as 自摸 (classic; seed 000 "天胡为自摸").
         win_on_own_ti_wei: a player may win on a card it 提'd or 偎'd itself (R-FLOW-2).
         hu_on_discard: players may win on a discard (R-FLOW-4.1; 捉炮).
-        discards_claimable: 碰/吃/跑 may take a discard (R-FLOW-4; off in zipai).
+        chi_on_discard: 吃 may take a discard (R-FLOW-4.3; off in zipai, whose 吃 takes only
+            drawn cards; 碰 and 跑 take discards in every preset).
+        chou_rule: what makes a kind 臭 (R-CHOU-1): ``any`` (one's own discard, or passing a
+            claim that offered 吃 or 碰) or ``chi`` (zipai: only passing a claim that offered 吃).
         chou_blocks_peng: 臭 blocks 碰 as well as 吃 (R-CHOU-2).
         chou_when_chi_blocked: R-CHOU-4 (seed 001).
         dealer_rule: ``winner`` (winner deals, after 荒庄 the next player) or ``classic``
@@ -95,7 +102,8 @@ class Rules:
     tianhu_is_zimo: bool = False
     win_on_own_ti_wei: bool = False
     hu_on_discard: bool = False
-    discards_claimable: bool = True
+    chi_on_discard: bool = True
+    chou_rule: str = "any"
     chou_blocks_peng: bool = True
     chou_when_chi_blocked: bool = True
     dealer_rule: str = "winner"
@@ -128,7 +136,7 @@ _FIELD_TYPES: dict[str, type] = {
     "name": str, "scoring": str, "fan_level": str, "fan_combine": str, "dealer_rule": str,
     "min_huxi": int, "pinghu_min_huxi": int, "wang": int,
     "zimo_15": bool, "zimo_tun": bool, "tianhu_is_zimo": bool, "win_on_own_ti_wei": bool,
-    "hu_on_discard": bool, "discards_claimable": bool, "chou_blocks_peng": bool,
+    "hu_on_discard": bool, "chi_on_discard": bool, "chou_rule": str, "chou_blocks_peng": bool,
     "chou_when_chi_blocked": bool,
 }
 
@@ -143,6 +151,7 @@ def _validate(r: Rules) -> None:
     for key, allowed in (
         ("scoring", SCORING_FAMILIES), ("fan_level", FAN_LEVELS),
         ("fan_combine", FAN_COMBINES), ("dealer_rule", DEALER_RULES),
+        ("chou_rule", CHOU_RULES),
     ):
         if getattr(r, key) not in allowed:
             raise ValueError(f"rule {key!r} must be one of {allowed}, got {getattr(r, key)!r}")
@@ -183,11 +192,12 @@ PRESETS: dict[str, Rules] = {
         "classic", "classic", _CLASSIC_FANS, pinghu_min_huxi=15, tianhu_is_zimo=True,
         chou_when_chi_blocked=False, dealer_rule="classic",
     ),
-    # seed 003: claims only on drawn cards, 臭 blocks only 吃; the rest as huaihua, except
-    # that 15 huxi suffice for any win (the seed names no 平胡 minimum of its own).
+    # seed 003: 吃 only on drawn cards (碰 and 跑 take discards too); 臭 only from a passed 吃,
+    # and it blocks only 吃; the rest as huaihua, except that 15 huxi suffice for any win (the
+    # seed names no 平胡 minimum of its own).
     "zipai": _preset(
-        "zipai", "zipai", _ZIPAI_FANS, pinghu_min_huxi=15, discards_claimable=False,
-        chou_blocks_peng=False,
+        "zipai", "zipai", _ZIPAI_FANS, pinghu_min_huxi=15, chi_on_discard=False,
+        chou_rule="chi", chou_blocks_peng=False,
     ),
     # seed 002's other 怀化 table (红山掌): everything as huaihua but the 名堂 and their fans.
     "hongshanzhang": _preset("hongshanzhang", "hongshanzhang", _HONGSHANZHANG_FANS),
@@ -231,6 +241,13 @@ def get_rules(name: str | Rules = "huaihua", **overrides: Any) -> Rules:
     if not overrides:
         return base
     valid = [f.name for f in dataclasses.fields(Rules) if f.name != "name"]
+    renamed = sorted(set(overrides) & set(RENAMED_KEYS))
+    if renamed:
+        raise ValueError(
+            "; ".join(f"rule key {k!r} was replaced by {RENAMED_KEYS[k]!r}" for k in renamed)
+            + " (R-FLOW-4: 碰 and 跑 take discards in every preset; chi_on_discard: false closes "
+            "discards to 吃 only)"
+        )
     unknown = sorted(set(overrides) - set(valid))
     if unknown:
         raise ValueError(f"unknown rule key(s) {unknown}; valid keys: {valid}")

@@ -588,14 +588,53 @@ def test_flow_4_wei_becomes_pao_on_a_discard():
     assert (g.current_player, g.decision) == (1, "discard")
 
 
-def test_flow_4_zipai_discards_cannot_be_taken():
-    # R-FLOW-4 with `discards_claimable` off (zipai): next holds 一一 but is not asked to 碰
-    # the dealer's 一; the card stays in the discard area and next draws.
+def test_flow_4_zipai_discard_offers_peng_but_no_chi():
+    # R-FLOW-4.3 with `chi_on_discard` off (zipai): next holds 八八 九十 捌 (under huaihua it may
+    # 碰 the dealer's 八 or 吃 it with 九十 or 八捌) and is asked only PENG or PASS. It passes:
+    # with `chou_rule: chi` (R-CHOU-1) a passed 碰 makes no 臭, but it is a declined 碰
+    # (R-CHOU-3); the dealer's own discard makes no 臭 either. The card stays in the discard
+    # area and next draws.
+    g = new_game(BD, BN, BP, BW, rules="huaihua")
+    play(g, D("八"))
+    assert (g.current_player, g.legal_actions()) == (1, [G("八九十"), G("八八捌"), PENG, PASS])
     g = new_game(BD, BN, BP, BW, rules="zipai")
-    play(g, D("一"))
-    assert g.events[1:4] == [("discard", 0, D("一")), ("to_discards", 0, D("一")),
+    play(g, D("八"))
+    assert (g.current_player, g.legal_actions()) == (1, [PENG, PASS])
+    play(g, PASS)
+    assert g.events[1:4] == [("discard", 0, D("八")), ("to_discards", 0, D("八")),
                              ("reveal", 1, D("五"))]
-    assert g.chou[1] == set() and g.declined_peng[1] == set()
+    assert g.chou == [set(), set(), set()] and g.declined_peng[1] == {D("八")}
+
+
+def test_flow_4_zipai_peng_takes_a_discard():
+    # R-FLOW-4.3 (zipai, seed 003 "别家打出一张相同牌叫碰"): next 碰s the dealer's 一.
+    g = new_game(BD, BN, BP, BW, rules="zipai")
+    play(g, D("一"), PENG)
+    assert table(g, 1) == [("peng", "一一一")]
+    assert (g.current_player, g.decision, g.held(1)) == (1, "discard", 21)
+
+
+# next draws 拾 first: prev (拾拾, 捌捌玖) may 碰 it or 吃 捌玖拾; next (十 拾) may 吃 十拾拾.
+PASS_W = "拾 五五五六六六肆肆肆肆 三七叁柒四伍陆 玖"
+
+
+def test_chou_1_zipai_only_a_passed_chi_makes_chou():
+    # R-CHOU-1 with `chou_rule: chi` (zipai, seed 003 "可吃而未吃，则这张牌成臭牌"): both seats
+    # asked about next's drawn 拾 with a 吃 among their options pass -> 拾 is 臭 for both; the
+    # dealer's own discard 五 is not 臭 for it.
+    g = new_game(BD, BN, BP, PASS_W, rules="zipai")
+    play(g, D("五"))
+    assert g.offer == (D("拾"), "draw", 1)
+    assert g.current_player == 2 and PENG in g.legal_actions() and G("捌玖拾") in g.legal_actions()
+    play(g, PASS)
+    assert (g.current_player, g.legal_actions()) == (1, [G("十拾拾"), PASS])
+    play(g, PASS)
+    assert g.chou == [set(), {D("拾")}, {D("拾")}]
+    assert g.declined_peng[2] == {D("拾")}
+    # under huaihua the same passes give the same 臭, and the dealer's discard is 臭 for it too
+    h = new_game(BD, BN, BP, PASS_W, rules="huaihua")
+    play(h, D("五"), PASS, PASS)
+    assert h.chou == [{D("五")}, {D("拾")}, {D("拾")}]
 
 
 def test_flow_6_7_peng_then_discard_then_next_may_chi_and_draws():
@@ -1054,7 +1093,8 @@ def test_chou_2_zipai_chou_does_not_block_peng():
     play(g, D("五"))
     assert (g.current_player, g.legal_actions()) == (2, [PENG, PASS])
     play(g, PASS)
-    assert g.chou[2] == {D("二")}
+    # `chou_rule: chi`: only 碰 was offered (its 吃 would strand a 二, R-CHOU-4), so no 臭
+    assert g.chou[2] == set() and g.chi_closed[2] == {D("二")}
     assert g.offer == (D("二"), "draw", 1)
     assert (g.current_player, g.legal_actions()) == (2, [PENG, PASS])
     play(g, PENG)
@@ -1077,3 +1117,31 @@ def test_chou_3_declined_peng_makes_a_chou_wei():
     assert table(g, 1) == [("chou_wei", "二二二")]
     assert g.view(0).table[1] == (("chou_wei", (1, 1, 1)),)
     assert (g.current_player, g.decision, g.held(1)) == (1, "discard", 21)
+
+
+def test_dihu_follows_the_first_discard_not_the_first_take_in(monkeypatch):
+    # 地胡 in huaihua (section 9, seed 001 "未打牌就算手牌未变动"): a win is 地胡 while the winner has
+    # not discarded yet, even after it took cards in without owing a discard. Next (two 提) 碰s
+    # 一 and owes no discard: the engine still asks every later HU of next's as 地胡; once next
+    # has discarded, no longer. (The deal of the test above; every HU evaluation is recorded.)
+    import paohuzi_env.engine as engine
+
+    seen: list[tuple[int, bool]] = []
+    real = engine.evaluate_counts
+
+    def spy(hand, melds, card, rules, **kw):
+        seen.append((sum(hand), kw.get("dihu", False)))
+        return real(hand, melds, card, rules, **kw)
+
+    g = new_game(BD, "叁叁叁叁 伍伍伍伍 一一二八八九十十壹贰捌玖",
+                 "柒柒柒 陆陆陆 一二二八九十壹壹贰捌捌玖拾拾",
+                 "五五五六六六肆肆肆肆三七玖柒四拾陆玖拾")
+    play(g, D("一"), PENG)
+    assert not g.played[1] and g.held(1) == 21
+    monkeypatch.setattr(engine, "evaluate_counts", spy)
+    assert g._win_of(1, D("五"), self_drawn=False) is None  # not a winning hand; flag recorded
+    assert seen[-1][1] is True
+    play(g, D("十"), PENG, g.legal_actions()[0])  # next 碰s 十, then discards
+    assert g.played[1]
+    g._win_of(1, D("五"), self_drawn=False)
+    assert seen[-1][1] is False

@@ -184,7 +184,7 @@ def test_preset_values():
     assert r.name == "hongshanzhang" and r.scoring == "hongshanzhang"
     assert (r.min_huxi, r.pinghu_min_huxi, r.zimo_15, r.zimo_tun) == (15, 18, True, True)
     for f in ("fan_combine", "tianhu_is_zimo", "win_on_own_ti_wei", "hu_on_discard",
-              "discards_claimable", "chou_blocks_peng", "chou_when_chi_blocked", "dealer_rule"):
+              "chi_on_discard", "chou_rule", "chou_blocks_peng", "chou_when_chi_blocked", "dealer_rule"):
         assert getattr(r, f) == getattr(base, f), f
     assert r.fan_combine == "sum"
     assert dict(r.fans) == {

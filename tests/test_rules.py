@@ -57,7 +57,7 @@ def test_huaihua_values():
     # `chou_when_chi_blocked` on; the winner deals next, after 荒庄 the next player.
     assert r.chou_when_chi_blocked is True
     assert r.dealer_rule == "winner"
-    assert r.discards_claimable is True
+    assert r.chi_on_discard is True and r.chou_rule == "any"
     assert r.chou_blocks_peng is True
     assert dict(r.fans) == {
         "天胡": 4, "地胡": 3, "点胡": 3, "红胡": 2, "乌胡": 5,
@@ -90,7 +90,7 @@ def test_classic_values():
     assert r.fan_level == "half"
     # after a 荒庄 the dealer stays, after three in a row its next player deals.
     assert r.dealer_rule == "classic"
-    assert r.discards_claimable is True
+    assert r.chi_on_discard is True and r.chou_rule == "any"
     assert r.chou_blocks_peng is True
     # basic: 红胡 2, 点胡 3, 红乌 4, 乌胡 5; half adds 对对胡 4 and 海底 2. No 地胡.
     assert dict(r.fans) == {"红胡": 2, "点胡": 3, "红乌": 4, "乌胡": 5, "对对胡": 4, "海底": 2}
@@ -101,8 +101,9 @@ def test_classic_values():
 def test_zipai_values():
     r = get_rules("zipai")
     assert r.scoring == "zipai"
-    # seed 003: claims only on drawn cards, 臭 blocks only 吃.
-    assert r.discards_claimable is False
+    # seed 003 (R-FLOW-4, R-CHOU-1): 吃 only on drawn cards (碰/跑 take discards too); 臭 only
+    # from a passed 吃, and it blocks only 吃.
+    assert r.chi_on_discard is False and r.chou_rule == "chi"
     assert r.chou_blocks_peng is False
     # inherited from huaihua: min 15 huxi (and, the seed naming no 平胡 minimum, 15 for 平胡),
     # the tun formula, 自摸 +1 tun, the dealer rule.
@@ -370,3 +371,20 @@ def test_bad_rule_files_raise(tmp_path, text, needle):
     msg = str(ei.value)
     assert needle in msg
     assert "bad.yaml" in msg
+
+
+def test_renamed_key_discards_claimable_names_its_replacement(tmp_path):
+    # R-FLOW-4 was corrected: the old switch closed discards to every claim; its successor
+    # `chi_on_discard` closes them to 吃 only. Old configs get an error naming the new key.
+    with pytest.raises(ValueError, match="'discards_claimable' was replaced by 'chi_on_discard'"):
+        get_rules("huaihua", discards_claimable=False)
+    path = tmp_path / "old.yaml"
+    path.write_text("preset: zipai\ndiscards_claimable: false\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"old\.yaml: .*replaced by 'chi_on_discard'"):
+        load_rules(path)
+
+
+def test_chou_rule_values_are_checked():
+    assert get_rules("huaihua", chou_rule="chi").chou_rule == "chi"
+    with pytest.raises(ValueError, match="chou_rule.*one of"):
+        get_rules("huaihua", chou_rule="never")
