@@ -3,14 +3,15 @@
 Agents ``player_0``, ``player_1``, ``player_2`` are the engine's seats. Only the seat the engine
 asks acts: every decision of the engine — 亮张/HU offers, each claim answer (碰, each 吃 group,
 PASS = 忍碰/过), each step of a 比 chain, each discard — is one ``step``; forced moves never
-surface. Observations are ``paohuzi-obs-v1`` (see :mod:`paohuzi_env.observation`) plus an
-``int8`` action mask over the 61 actions of :mod:`paohuzi_env.actions` (zeros for agents not
-on turn).
+surface. Observations are ``paohuzi-obs-v1`` (``paohuzi-obs-v2`` under ``yongzhou``, whose deck
+has two 王; see :mod:`paohuzi_env.observation`) plus an ``int8`` action mask over the 61
+actions of :mod:`paohuzi_env.actions` (zeros for agents not on turn).
 
 Rewards arrive when the hand ends, for all three agents (the modes are defined once, in
 :mod:`paohuzi_env.rewards`):
 
-* ``score``: the zero-sum points (winner +2×score, losers −score; 荒庄 0).
+* ``score``: the zero-sum points (winner +2×score, losers −score; 荒庄 0, except the 王
+  payments of R-WANG-8 under ``yongzhou``).
 * ``win``: +1 for the winner, −0.5 for each loser, 0 after 荒庄.
 * ``normalized``: points / 64, clipped to [−1, 1].
 
@@ -21,7 +22,8 @@ Rewards arrive when the hand ends, for all three agents (the modes are defined o
 agent on turn, ``legal_actions`` and ``legal_names``.
 
 Version history:
-    v0: first version (observation ``paohuzi-obs-v1``).
+    v0: first version (observation ``paohuzi-obs-v1``; ``paohuzi/yongzhou-v0`` has
+    ``paohuzi-obs-v2``).
 """
 
 from __future__ import annotations
@@ -36,11 +38,11 @@ from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, action_name
 from .engine import Game
-from .observation import OBS_SIZE, OBS_VERSION, encode
+from .observation import encode, obs_size, obs_version
 from .render import render_text
 from .rewards import REWARD_MODES, reward_of
 from .rules import Rules, as_rules
-from .state import STATE_SIZE, encode_state
+from .state import encode_state, state_size
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -90,14 +92,14 @@ class raw_env(AECEnv):
         self.possible_agents = ["player_0", "player_1", "player_2"]
         self.agents = self.possible_agents[:]
         obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "observation": spaces.Box(0.0, 1.0, (obs_size(self.rules),), np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
         })
         act_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
-        self.state_space = spaces.Box(0.0, 1.0, (STATE_SIZE,), np.float32)
-        self.obs_version = OBS_VERSION
+        self.state_space = spaces.Box(0.0, 1.0, (state_size(self.rules),), np.float32)
+        self.obs_version = obs_version(self.rules)
         self.game: Game | None = None
         self._np_random: np.random.Generator | None = None
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)

@@ -34,13 +34,15 @@ from typing import Any, Literal
 import numpy as np
 
 from .actions import GROUP_BASE, HU, PASS, PENG, action_name, group_cards
-from .cards import COPIES, NUM_CARDS, NUM_KINDS
+from .cards import COPIES, NUM_CARDS, NUM_KINDS, WANG
 from .chi import GROUP_COUNTS, bi_groups, chi_groups, chi_need, discard_target, take, usable
 from .groups import group_huxi
 from .rules import Rules, as_rules, get_rules
 from .scoring import Win, evaluate_counts
 
 NUM_SEATS = 3
+WANG_PENALTY = 5
+"""R-WANG-8: points each 王 left in a hand at 荒庄 costs its holder, per seat holding none."""
 
 Decision = Literal["tianhu", "hu", "claim", "bi", "discard"]
 """What the engine waits for (see the module docstring)."""
@@ -49,15 +51,16 @@ MeldType = Literal["chi", "peng", "wei", "chou_wei", "pao", "ti"]
 Source = Literal["draw", "discard", "liang"]
 """Where the card on offer comes from: a revealed wall card, a discard, the 亮张."""
 EventKind = Literal[
-    "liang", "reveal", "discard", "to_discards", "ti", "wei", "chou_wei", "pao", "peng", "chi",
-    "bi", "hu", "huangzhuang",
+    "liang", "reveal", "wang", "discard", "to_discards", "ti", "wei", "chou_wei", "pao", "peng",
+    "chi", "bi", "hu", "huangzhuang",
 ]
 """The first item of every entry of ``Game.events`` (``(kind, seat, data)``)."""
 Event = tuple[EventKind, Any, Any]
 ForcedKind = Literal["ti", "wei", "chou_wei"]
-AfterHu = Literal["start", "card", "forced"]
+AfterHu = Literal["start", "card", "forced", "wang"]
 """What follows when every seat asked HU has passed: the rest of the start (R-START-3/4), the
-rest of a revealed card's offer (跑, claims, R-FLOW-3/4), or a forced 提/偎 (R-FLOW-2)."""
+rest of a revealed card's offer (跑, claims, R-FLOW-3/4), a forced 提/偎 (R-FLOW-2), or the
+counts rule after a drawn 王 (R-WANG-3)."""
 
 
 class IllegalActionError(ValueError):
@@ -107,6 +110,10 @@ class PlayerView:
         legal: the legal action ids when this seat is to act, else ().
         to_act: the seat to act (None when over). Whose turn it is is public.
         done: the hand is over.
+        wang: own 王 in hand (R-WANG-3; 0 without 王 in the deck).
+        wang_shown: per seat, the 王 it showed (drawn from the wall, or the dealer's 亮张);
+            a dealt 王 stays hidden.
+        jokers: 王 in the deck (the rules' ``wang``: 0, or 2 for ``yongzhou``).
     """
 
     seat: int
@@ -128,6 +135,9 @@ class PlayerView:
     legal: tuple[int, ...]
     to_act: int | None
     done: bool
+    wang: int = 0
+    wang_shown: tuple[int, ...] = (0, 0, 0)
+    jokers: int = 0
 
 
 # ---------------------------------------------------------------------- pending decisions
@@ -263,18 +273,31 @@ class Game:
             or not 0 <= int(dealer) < NUM_SEATS
         ):
             raise ValueError(f"dealer must be a seat 0, 1 or 2, got {dealer!r}")
+        n_wang = self.rules.wang
         if deck is None:
-            deck = rng.permutation(np.repeat(np.arange(NUM_KINDS), COPIES)).tolist()
-        self.deck: list[int] = _checked_deck(deck)
+            cards = np.repeat(np.arange(NUM_KINDS), COPIES)
+            if n_wang:
+                cards = np.concatenate([cards, np.full(n_wang, WANG)])  # R-WANG-1/2
+            deck = rng.permutation(cards).tolist()
+        self.deck: list[int] = _checked_deck(deck, n_wang)
+        self.num_cards = NUM_CARDS + n_wang
         self.dealer: int = int(dealer)
         self.actions: list[int] = []
         self.events: list[Event] = []
         d = self.dealer
         self.hands: list[list[int]] = [[0] * NUM_KINDS for _ in range(NUM_SEATS)]
+        # 王 in each concealed hand, and those shown (R-WANG-3): counted apart from the kinds.
+        self.wang = [0, 0, 0]
+        self.wang_shown = [0, 0, 0]
         for seat, (lo, hi) in ((d, (0, 21)), (_next(d), (21, 41)), (_prev(d), (41, 61))):
             for k in self.deck[lo:hi]:
-                self.hands[seat][k] += 1
+                if k == WANG:
+                    self.wang[seat] += 1
+                else:
+                    self.hands[seat][k] += 1
         self.liang: int = self.deck[20]  # R-DEAL-2
+        if self.liang == WANG:
+            self.wang_shown[d] = 1  # R-WANG-3: a 亮张 王 is shown and kept
         self.wall_pos = 61
         self.melds: list[list[list[Any]]] = [[], [], []]  # [type, cards] per group
         self._meld_key: list[tuple[tuple[str, tuple[int, ...]], ...] | None] = [(), (), ()]
@@ -310,7 +333,7 @@ class Game:
     @property
     def wall_left(self) -> int:
         """Cards left in the wall."""
-        return NUM_CARDS - self.wall_pos
+        return self.num_cards - self.wall_pos
 
     @property
     def offer(self) -> tuple[int, Source, int] | None:
@@ -401,7 +424,7 @@ class Game:
             hand=tuple(self.hands[seat]),
             table=tuple(table),
             discards=tuple(tuple(d) for d in self.discards),
-            hand_sizes=tuple(sum(h) for h in self.hands),
+            hand_sizes=tuple(sum(h) + w for h, w in zip(self.hands, self.wang)),
             wall=self.wall_left,
             dealer=self.dealer,
             liang=self.liang,
@@ -416,6 +439,9 @@ class Game:
             legal=tuple(self._legal) if acting else (),
             to_act=self.current_player,
             done=self.result is not None,
+            wang=self.wang[seat],
+            wang_shown=tuple(self.wang_shown),
+            jokers=self.rules.wang,
         )
 
     def _visible_offer(self, seat: int) -> tuple[int, Source, int] | None:
@@ -428,8 +454,8 @@ class Game:
     # ------------------------------------------------------------------ counts and helpers
 
     def held(self, seat: int) -> int:
-        """Cards a seat holds, hand and table (R-GROUP-3)."""
-        return sum(self.hands[seat]) + self.table_cards[seat]
+        """Cards a seat holds, hand (王 included, R-WANG-3) and table (R-GROUP-3)."""
+        return sum(self.hands[seat]) + self.wang[seat] + self.table_cards[seat]
 
     def _owes_discard(self, seat: int, extra: int = 0) -> bool:
         """R-GROUP-3: would ``seat`` owe a discard holding ``extra`` more cards?"""
@@ -469,8 +495,11 @@ class Game:
 
     def _win_of(self, seat: int, card: int | None, *, self_drawn: bool, from_discard: bool = False,
                 tianhu: bool = False, dihu: bool | None = None) -> Win | None:
+        """The best win of ``seat`` on ``card`` (None: a complete holding, e.g. after a drawn 王)."""
         if card is not None and card in self.hu_blocked[seat]:
             return None  # R-CHOU-5
+        if self.wang[seat] and not self_drawn:
+            return None  # R-WANG-5: a 王 holder wins only on its own draw
         if dihu is None:
             # 地胡 (section 9, seed 001 "未打牌就算手牌未变动"): the winner has not discarded yet.
             dihu = not self.played[seat]
@@ -479,8 +508,8 @@ class Game:
             # R-WIN-5: 海底 is a win on the last *wall* card, never on a discard made after
             # it (possible with hu_on_discard).
             self_drawn=self_drawn,
-            haidi=card is not None and not from_discard and self.wall_pos == NUM_CARDS,
-            tianhu=tianhu, dihu=dihu, from_discard=from_discard,
+            haidi=card is not None and not from_discard and self.wall_pos == self.num_cards,
+            tianhu=tianhu, dihu=dihu, from_discard=from_discard, wang=self.wang[seat],
         )
 
     def _pose(self, seat: int, decision: Decision, legal: list[int]) -> None:
@@ -494,9 +523,10 @@ class Game:
             self.events.append(("hu", winner, win.names))
         else:
             self.events.append(("huangzhuang", None, None))
+            scores = list(wang_payments(self.wang))  # R-WANG-8 (all zero without 王)
         self.result = Result(winner, (scores[0], scores[1], scores[2]), win, reason)
         self.current_player, self.decision, self._legal = None, None, []
-        if self._offer is not None and self._offer[1] != "liang":
+        if self._offer is not None and self._offer[1] != "liang" and self._offer[0] != WANG:
             self.win_card = self._offer[0]  # the won card lies in no hand, table or area
         self._offer = None
 
@@ -511,21 +541,26 @@ class Game:
             h = self.hands[s]
             n4 = sum(1 for n in h if n == 4)
             n3 = sum(1 for n in h if n == 3)
-            if n4 >= 3 or n4 + n3 >= 5:
-                win = evaluate_counts(tuple(h), (), None, self.rules, tianhu=True)
+            if n4 >= 3 or n4 + n3 >= 5:  # a 王 counts as neither (R-WANG-4)
+                win = evaluate_counts(tuple(h), (), None, self.rules, tianhu=True,
+                                      wang=self.wang[s])
                 assert win is not None
                 self._finish(s, win, "tianhu")
                 return
-        # R-START-2: the 亮张 win, asked in order dealer, next, prev.
-        huaihua = self.rules.scoring == "huaihua"
+        # R-START-2: the 亮张 win, asked in order dealer, next, prev. A non-dealer's 亮张 win is
+        # 天胡 in classic and zipai ("天胡为自摸" there), elsewhere 地胡 (section 9, R-WANG-7).
+        liang_tianhu = self.rules.scoring in ("classic", "zipai")
         queue = []
         for s in order:
             if s == d:
-                win = evaluate_counts(tuple(self.hands[s]), (), None, self.rules, tianhu=True)
+                win = evaluate_counts(tuple(self.hands[s]), (), None, self.rules, tianhu=True,
+                                      wang=self.wang[s])
+            elif self.liang == WANG or self.wang[s]:
+                win = None  # R-WANG-3/5: nobody else wins on a 王; a 王 holder only on its draw
             else:
                 win = evaluate_counts(
                     tuple(self.hands[s]), (), self.liang, self.rules,
-                    tianhu=not huaihua, dihu=huaihua,
+                    tianhu=liang_tianhu, dihu=not liang_tianhu,
                 )
             if win is not None:
                 queue.append((s, win))
@@ -574,11 +609,14 @@ class Game:
     def _draw(self, seat: int) -> None:
         """R-FLOW-1/2/3: ``seat`` draws the top wall card."""
         while True:
-            if self.wall_pos >= NUM_CARDS:
+            if self.wall_pos >= self.num_cards:
                 self._finish(None, None, "draw")  # R-END-2 荒庄
                 return
             c = self.deck[self.wall_pos]
             self.wall_pos += 1
+            if c == WANG:
+                self._draw_wang(seat)
+                return
             h = self.hands[seat]
             mt = self._meld_type_of(seat, c)
             forced: ForcedKind | None = None
@@ -601,6 +639,25 @@ class Game:
             if self._apply_own_forced(seat, c, forced):
                 return
             seat = _next(seat)
+
+    def _draw_wang(self, seat: int) -> None:
+        """R-WANG-3: a drawn 王 is shown and kept; its drawer alone may win (自摸); then the
+        counts rule decides as after any take-in."""
+        self.wang[seat] += 1
+        self.wang_shown[seat] += 1
+        self.events.append(("wang", seat, None))
+        win = None
+        if WANG not in self.hu_blocked[seat]:  # R-CHOU-5 on a declined 王 win
+            win = evaluate_counts(
+                tuple(self.hands[seat]), self.table_groups(seat), None, self.rules,
+                self_drawn=True, haidi=self.wall_pos == self.num_cards,
+                dihu=not self.played[seat], wang=self.wang[seat],
+            )
+        if win is not None:
+            self._offer = (WANG, "draw", seat)
+            self._ask_hu([(seat, win)], "hu", then="wang")
+            return
+        self._after_take_in(seat)
 
     def _apply_own_forced(self, seat: int, c: int, forced: ForcedKind) -> bool:
         """Make the forced 提/偎 of ``seat``'s own draw ``c``; True if it now owes a discard
@@ -689,8 +746,13 @@ class Game:
             self._after_start_hu()
         elif offers.then == "card":
             self._after_card_hu()
-        else:
+        elif offers.then == "forced":
             self._after_forced_hu()
+        else:
+            assert self._offer is not None
+            seat = self._offer[2]
+            self._offer = None
+            self._after_take_in(seat)
 
     def _after_forced_hu(self) -> None:
         forced = self._forced
@@ -866,17 +928,34 @@ class Game:
         self._offer_card(k, "discard", seat)
 
 
-def _checked_deck(deck: Any) -> list[int]:
-    """The deck as a list of ints, or a ValueError naming what is wrong (R-DEAL-1)."""
-    msg = "deck must be a permutation of the 80 cards: 80 kind ids 0..19, each 4 times"
+def _checked_deck(deck: Any, n_wang: int = 0) -> list[int]:
+    """The deck as a list of ints, or a ValueError naming what is wrong (R-DEAL-1, R-WANG-2)."""
+    if n_wang:
+        msg = (f"deck must be a permutation of the {NUM_CARDS + n_wang} cards: kind ids 0..19, "
+               f"each {COPIES} times, and {n_wang} 王 (id {WANG})")
+    else:
+        msg = f"deck must be a permutation of the {NUM_CARDS} cards: kind ids 0..19, each 4 times"
     try:
         out = [operator.index(k) for k in deck]
     except TypeError:
         raise ValueError(f"{msg}; got a non-integer entry") from None
-    if len(out) != NUM_CARDS or sorted(out) != sorted(list(range(NUM_KINDS)) * COPIES):
-        counts = [out.count(k) for k in range(NUM_KINDS)]
+    want = sorted(list(range(NUM_KINDS)) * COPIES + [WANG] * n_wang)
+    if len(out) != len(want) or sorted(out) != want:
+        counts = [out.count(k) for k in range(NUM_KINDS + (1 if n_wang else 0))]
         raise ValueError(f"{msg}; got {len(out)} entries, counts per kind {counts}")
     return out
+
+
+def wang_payments(wang: list[int] | tuple[int, ...]) -> tuple[int, int, int]:
+    """R-WANG-8 (荒庄): each 王 still in a hand costs its holder :data:`WANG_PENALTY` points to
+    every seat holding none (zero-sum). ``wang``: 王 per seat."""
+    scores = [0, 0, 0]
+    for s in range(NUM_SEATS):
+        for t in range(NUM_SEATS):
+            if wang[s] and not wang[t]:
+                scores[s] -= WANG_PENALTY * wang[s]
+                scores[t] += WANG_PENALTY * wang[s]
+    return scores[0], scores[1], scores[2]
 
 
 def next_dealer(rules: str | Rules, dealer: int, winner: int | None,
@@ -900,8 +979,10 @@ def next_dealer(rules: str | Rules, dealer: int, winner: int | None,
 
 def check_invariants(game: Game) -> None:
     """Raise AssertionError on any broken invariant of the game state."""
-    total = [0] * NUM_KINDS
+    total = [0] * (NUM_KINDS + 1)  # the 20 kinds and the 王 (R-WANG-1)
     for s in range(NUM_SEATS):
+        total[WANG] += game.wang[s]
+        assert 0 <= game.wang_shown[s] <= game.wang[s], f"seat {s} showed more 王 than it holds"
         for k, n in enumerate(game.hands[s]):
             assert 0 <= n <= 4, f"seat {s} holds {n} of kind {k}"
             total[k] += n
@@ -912,11 +993,11 @@ def check_invariants(game: Game) -> None:
             total[k] += 1
     for k in game.deck[game.wall_pos:]:
         total[k] += 1
-    if game.offer is not None and game.offer[1] != "liang":
-        total[game.offer[0]] += 1
+    if game.offer is not None and game.offer[1] != "liang" and game.offer[0] != WANG:
+        total[game.offer[0]] += 1  # (a drawn 王 on offer is already in its drawer's hand)
     if game.win_card is not None:
         total[game.win_card] += 1
-    assert total == [COPIES] * NUM_KINDS, f"cards not accounted for: {total}"
+    assert total == [COPIES] * NUM_KINDS + [game.rules.wang], f"cards not accounted for: {total}"
     # Before R-START-3 has run (a 亮张 HU offer, or a hand won at the start) the deal is as
     # dealt: four-of-a-kinds are still in hands and the dealer holds 21 cards.
     at_start = game.decision == "tianhu" or (
@@ -933,7 +1014,11 @@ def check_invariants(game: Game) -> None:
         # so it may then hold more than target + 1).
         if held > target and not empty:
             assert held == target + 1, f"seat {s} holds {held} > target+1 ({target + 1})"
-            owing = game.decision == "discard" and game.current_player == s
+            owing = game.current_player == s and (
+                game.decision == "discard"
+                # R-WANG-3: asked HU on the 王 it just drew, before the counts rule applies
+                or game.decision == "hu" and game.offer is not None and game.offer[0] == WANG
+            )
             assert owing or game.result is not None or (at_start and s == game.dealer), (
                 f"seat {s} holds {held} > {target} without owing a discard"
             )
@@ -945,6 +1030,8 @@ def check_invariants(game: Game) -> None:
         assert game.legal_actions() == sorted(set(game.legal_actions()))
     else:
         assert sum(game.result.scores) == 0, "scores are not zero-sum"
+        if game.result.reason == "draw":
+            assert game.wall_pos == game.num_cards, "荒庄 before the wall is empty (R-END-2)"
         assert game.current_player is None and not game.legal_actions()
 
 

@@ -32,13 +32,14 @@ from .cards import parse
 MELD_TYPES = ("chi", "peng", "wei", "chou_wei", "pao", "ti")
 """Types a table group may have (the ``melds`` argument of ``evaluate_win``)."""
 
-HAND_TYPES = ("ju", "jiao", "kan", "jiang", "loose")
+HAND_TYPES = ("ju", "jiao", "kan", "jiang", "loose", "wang_diao")
 SEQUENCE_TYPES = ("chi", "ju", "jiao")
 """Groups that spoil 碰碰胡 / 对对胡 (a 句 or a 绞)."""
 
 GROUP_NAMES = {
     "chi": "吃", "ju": "句", "jiao": "绞", "peng": "碰", "kan": "坎", "wei": "偎",
     "chou_wei": "臭偎", "pao": "跑", "ti": "提", "jiang": "将", "loose": "散牌",
+    "wang_diao": "王吊",  # R-WANG-6: the winning card with the 王 that stand for it
 }
 """The Chinese name of every group type (what the CLI and the renderer print)."""
 
@@ -115,7 +116,7 @@ def normalise_meld(meld: tuple[str, object]) -> tuple[str, tuple[int, ...]]:
         raise ValueError(f"meld cards must be notation or a sequence of kind ids, got {raw!r}")
     if gtype not in MELD_TYPES:
         raise ValueError(f"unknown meld type {gtype!r}; valid types: {MELD_TYPES}")
-    cards = tuple(sorted(parse(raw)))
+    cards = tuple(sorted(parse(raw, wang=False)))  # R-WANG-3: a 王 is never in a table group
     if gtype == "chi":
         if not is_chi_group(cards):
             raise ValueError(f"chi meld {cards} is not a 句 or 绞 (R-GROUP-2)")

@@ -1,4 +1,6 @@
-"""The observation encoder ``paohuzi-obs-v1``: a flat float32 vector read from a PlayerView.
+"""The observation encoders ``paohuzi-obs-v1`` and ``paohuzi-obs-v2``: flat float32 vectors read
+from a PlayerView. Presets without 王 use v1; ``yongzhou`` (two 王, RULES.md section 10) uses v2,
+which is v1 plus the 王 features below (:func:`obs_size`, :func:`obs_version`).
 
 It reads only :class:`~paohuzi_env.engine.PlayerView` (what the seat may know), so nothing hidden
 can leak. Everything is seat-relative: block ``rel`` 0 is the observing seat, 1 its next player
@@ -39,6 +41,21 @@ offset      size  piece
 =========== ===== =====================================================================
 
 Size 763. Version history: v1 — first version.
+
+``paohuzi-obs-v2`` (decks with 王): the 763 floats of v1, where the wall count is divided by 21
+instead of 19 and a 王 never enters a kind block (the offer, 亮张 and blocked-HU one-hots stay
+zero for it), then:
+
+=========== ===== =====================================================================
+763         1     own 王 / 2 (dealt or drawn, R-WANG-3)
+764         3     王 shown by each seat (rel), / 2 (drawn 王, or the dealer's 亮张 王)
+767         1     王 it has not seen / 2 (2 − own − shown by others)
+768         1     the card on offer is a 王 (its drawer is asked HU, R-WANG-3)
+769         1     the 亮张 is a 王
+770         1     own HU on a 王 is blocked (R-CHOU-5 after declining a win on a drawn 王)
+=========== ===== =====================================================================
+
+Size 771.
 """
 
 from __future__ import annotations
@@ -48,10 +65,13 @@ from array import array
 import numpy as np
 
 from .actions import GROUP_BASE, GROUP_ID, NUM_GROUPS
+from .cards import NUM_KINDS, WANG, WANG_COPIES
 from .engine import PlayerView
 from .groups import group_huxi
+from .rules import Rules, as_rules
 
 OBS_VERSION = "paohuzi-obs-v1"
+OBS_VERSION_V2 = "paohuzi-obs-v2"
 HAND = 0
 SEAT_BLOCK = 80
 SEAT_SIZE = 162
@@ -71,18 +91,38 @@ LIANG = DEALER + 3
 UNSEEN = LIANG + 20  # 740
 TO_ACT = UNSEEN + 20
 OBS_SIZE = TO_ACT + 3  # 763
+OWN_WANG = OBS_SIZE  # v2 only, from here on
+WANG_SHOWN = OWN_WANG + 1
+WANG_UNSEEN = WANG_SHOWN + 3
+OFFER_WANG = WANG_UNSEEN + 1
+LIANG_WANG = OFFER_WANG + 1
+HU_BLOCKED_WANG = LIANG_WANG + 1
+OBS_SIZE_V2 = HU_BLOCKED_WANG + 1  # 771
+
+
+def obs_size(rules: str | Rules) -> int:
+    """The observation length under ``rules``: v1 without 王, v2 with them."""
+    return OBS_SIZE_V2 if as_rules(rules).wang else OBS_SIZE
+
+
+def obs_version(rules: str | Rules) -> str:
+    """The observation version under ``rules``."""
+    return OBS_VERSION_V2 if as_rules(rules).wang else OBS_VERSION
 
 _TYPE_OFFSET = {"peng": 0, "wei": 20, "chou_wei": 40, "pao": 60, "ti": 80}
 _DECISIONS = {"tianhu": 0, "hu": 1, "claim": 2, "bi": 3, "discard": 4}
 _SOURCES = {"draw": 0, "discard": 1, "liang": 2}
 _LEVEL = tuple(array("f", [1.0 if n > j else 0.0 for j in range(4)]) for n in range(5))
 _ZEROS = array("f", bytes(4 * OBS_SIZE))
+_ZEROS_V2 = array("f", bytes(4 * OBS_SIZE_V2))
 
 
 def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
-    """Encode a view as ``paohuzi-obs-v1`` (float32, length :data:`OBS_SIZE`)."""
+    """Encode a view as ``paohuzi-obs-v1`` (float32, length :data:`OBS_SIZE`), or as
+    ``paohuzi-obs-v2`` (length :data:`OBS_SIZE_V2`) when the deck has 王 (``view.jokers``)."""
     # A C float array: item writes cost what a list's do, and numpy wraps it without a copy.
-    x = array("f", _ZEROS)
+    v2 = view.jokers > 0
+    x = array("f", _ZEROS_V2 if v2 else _ZEROS)
     me = view.seat
     seen = list(view.hand)
     for k, n in enumerate(view.hand):
@@ -117,11 +157,14 @@ def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
         x[base + 161] = view.hand_sizes[s] / 21
     if view.offer is not None:
         k, source, who = view.offer
-        x[OFFER + k] = 1.0
+        if k == WANG:
+            x[OFFER_WANG] = 1.0
+        else:
+            x[OFFER + k] = 1.0
+            if source != "liang":
+                seen[k] += 1
         x[OFFER_SOURCE + _SOURCES[source]] = 1.0
         x[OFFER_FROM + (who - me) % 3] = 1.0
-        if source != "liang":
-            seen[k] += 1
     if view.decision is not None:
         x[DECISION + _DECISIONS[view.decision]] = 1.0
     for g in view.bi_groups:
@@ -130,14 +173,27 @@ def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
     for base, kinds in ((CHOU, view.chou), (CHI_CLOSED, view.chi_closed),
                         (DECLINED_PENG, view.declined_peng), (HU_BLOCKED, view.hu_blocked)):
         for k in kinds:
-            x[base + k] = 1.0
-    x[WALL] = view.wall / 19
+            if k < NUM_KINDS:
+                x[base + k] = 1.0
+    x[WALL] = view.wall / (21 if v2 else 19)
     x[DEALER + (view.dealer - me) % 3] = 1.0
-    x[LIANG + view.liang] = 1.0
-    for k in range(20):
+    if view.liang != WANG:
+        x[LIANG + view.liang] = 1.0
+    for k in range(NUM_KINDS):
         x[UNSEEN + k] = max(0, 4 - seen[k]) / 4
     if view.to_act is not None:
         x[TO_ACT + (view.to_act - me) % 3] = 1.0
+    if v2:
+        x[OWN_WANG] = view.wang / WANG_COPIES
+        others_shown = 0
+        for r in range(3):
+            s = (me + r) % 3
+            x[WANG_SHOWN + r] = view.wang_shown[s] / WANG_COPIES
+            if r:
+                others_shown += view.wang_shown[s]
+        x[WANG_UNSEEN] = max(0, view.jokers - view.wang - others_shown) / WANG_COPIES
+        x[LIANG_WANG] = 1.0 if view.liang == WANG else 0.0
+        x[HU_BLOCKED_WANG] = 1.0 if WANG in view.hu_blocked else 0.0
     vec = np.frombuffer(x, dtype=np.float32)
     if out is None:
         return vec

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from .actions import action_name
+from .cards import WANG_CHAR, kinds_of
 from .cards import format as fmt
-from .cards import kinds_of
 from .groups import GROUP_NAMES
 
 _SOURCE_WORDS = {"draw": "翻出", "discard": "打出", "liang": "亮张"}
 _DECISION_WORDS = {"tianhu": "天胡?", "hu": "胡?", "claim": "吃/碰?", "bi": "比", "discard": "出牌"}
 
 
-def hand_text(counts) -> str:
-    """A hand grouped sensibly: 坎 first, then pairs, then single cards, in kind order."""
+def hand_text(counts, wang: int = 0) -> str:
+    """A hand grouped sensibly: 王 first (R-WANG-3), then 坎, pairs and single cards, in kind
+    order."""
     kan = [k for k, n in enumerate(counts) if n >= 3]
     pairs = [k for k, n in enumerate(counts) if n == 2]
     singles = [k for k, n in enumerate(counts) if n == 1]
-    parts = [fmt([k] * counts[k]) for k in kan] + [fmt([k, k]) for k in pairs]
+    parts = [WANG_CHAR * wang] if wang else []
+    parts += [fmt([k] * counts[k]) for k in kan] + [fmt([k, k]) for k in pairs]
     if singles:
         parts.append(fmt(singles))
     return " ".join(parts) if parts else "(空)"
@@ -31,11 +33,13 @@ def render_text(game, seat: int) -> str:
         groups = " ".join(
             f"{GROUP_NAMES[t]}{'(暗)' if c is None else fmt(c)}" for t, c in v.table[s]
         ) or "-"
+        shown = f" | 亮王 {v.wang_shown[s]}" if v.wang_shown[s] else ""
         lines.append(
             f"{who}{'(庄)' if s == v.dealer else ''}: 手牌 {v.hand_sizes[s]} 张 | 桌面 {groups}"
-            f" | 出牌区 {fmt(v.discards[s]) or '-'}"
+            f" | 出牌区 {fmt(v.discards[s]) or '-'}{shown}"
         )
-    lines.append(f"你的手牌: {hand_text(v.hand)}  ({fmt(kinds_of(v.hand))})")
+    lines.append(f"你的手牌: {hand_text(v.hand, v.wang)}  "
+                 f"({WANG_CHAR * v.wang}{fmt(kinds_of(v.hand))})")
     if v.offer is not None:
         k, src, who = v.offer
         lines.append(f"当前牌: {fmt([k])} (座{who}{_SOURCE_WORDS[src]})")
@@ -55,6 +59,8 @@ def result_text(game) -> str:
     if r is None:
         return "未结束"
     if r.winner is None:
+        if any(r.scores):  # R-WANG-8: 王 left in hands pay
+            return f"荒庄: 墩上的牌摸完, 无人胡牌; 手中有王者赔付 (每张王 5 分): 得分 {list(r.scores)}"
         return "荒庄: 墩上的牌摸完, 无人胡牌 (0 分)"
     w = r.win
     names = "、".join(w.names) if w.names else "平胡"
@@ -71,6 +77,8 @@ def describe_events(game) -> str:
             out.append(f"座{seat} 坐庄, 亮张 {fmt([data])}")
         elif ev == "reveal":
             out.append(f"座{seat} 翻出 {fmt([data])}")
+        elif ev == "wang":
+            out.append(f"座{seat} 摸到 {WANG_CHAR}, 明示后收入手中")
         elif ev == "discard":
             out.append(f"座{seat} 打出 {fmt([data])}")
         elif ev == "to_discards":

@@ -121,7 +121,7 @@ class Rules:
 
     def overrides(self) -> dict[str, Any]:
         """The fields that differ from the named preset (JSON-friendly)."""
-        base = PRESETS[self.name] if self.name in PRESETS else _UNREGISTERED[self.name]
+        base = PRESETS[self.name]
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             if f.name == "name":
@@ -201,18 +201,15 @@ PRESETS: dict[str, Rules] = {
     ),
     # seed 002's other 怀化 table (红山掌): everything as huaihua but the 名堂 and their fans.
     "hongshanzhang": _preset("hongshanzhang", "hongshanzhang", _HONGSHANZHANG_FANS),
+    # seed 002's 永州 game with two 王 (RULES.md section 10): as huaihua except 82 cards, min 15
+    # huxi with no 平胡 threshold, the 自摸 tun replaced by the way factor, colour × way
+    # multiplied, and 天胡 counting as 自摸 (R-WANG-7, seed 002 "天胡为自摸").
+    "yongzhou": _preset(
+        "yongzhou", "yongzhou", _YONGZHOU_FANS, wang=2, min_huxi=15, pinghu_min_huxi=15,
+        zimo_tun=False, tianhu_is_zimo=True, fan_combine="multiply",
+    ),
 }
-
-
-# seed 002's 永州 game with two 王 (RULES.md section 10): as huaihua except 82 cards, min 15
-# huxi with no 平胡 threshold, the 自摸 tun replaced by the way factor, colour × way multiplied,
-# and 天胡 counting as 自摸 (R-WANG-7, seed 002 "天胡为自摸"). Not in PRESETS until the engine
-# deals and plays 王 (R-WANG-2, -3, -5, -8).
-YONGZHOU = _preset(
-    "yongzhou", "yongzhou", _YONGZHOU_FANS, wang=2, min_huxi=15, pinghu_min_huxi=15,
-    zimo_tun=False, tianhu_is_zimo=True, fan_combine="multiply",
-)
-_UNREGISTERED: dict[str, Rules] = {"yongzhou": YONGZHOU}
+YONGZHOU = PRESETS["yongzhou"]
 
 
 def preset_names() -> tuple[str, ...]:

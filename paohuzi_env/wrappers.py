@@ -18,7 +18,7 @@ import numpy as np
 from .actions import NUM_ACTIONS
 from .aec_env import raw_env
 from .agents import Agent, make_agent
-from .observation import OBS_SIZE
+from .observation import obs_size
 from .rules import Rules
 
 Policy = Callable[[dict[str, np.ndarray]], int]
@@ -105,7 +105,7 @@ class SingleAgentEnv(gym.Env):
         self.seat = seat if seat is not None else 0
         self._seed = seed
         self._rng = np.random.default_rng(seed)
-        self.observation_space = gym.spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        self.observation_space = gym.spaces.Box(0.0, 1.0, (obs_size(self.aec.rules),), np.float32)
         self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self.skipped_hands = 0

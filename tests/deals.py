@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from paohuzi_env.actions import GROUP_ID
-from paohuzi_env.cards import COPIES, NUM_KINDS, code, kinds_of, parse
+from paohuzi_env.cards import COPIES, NUM_KINDS, WANG, code, kinds_of, parse
 from paohuzi_env.cards import format as fmt
 from paohuzi_env.engine import Game, check_invariants
-from paohuzi_env.rules import Rules
+from paohuzi_env.rules import Rules, as_rules
 
 HAND_SIZE = 20
 WALL_SIZE = 19
@@ -44,8 +44,9 @@ def build_deck(
     dealer: int = 0,
     *,
     liang: Cards | None = None,
+    wang: int = 0,
 ) -> list[int]:
-    """The deck of a scripted deal (R-DEAL-1 layout).
+    """The deck of a scripted deal (R-DEAL-1 layout; R-WANG-2 with ``wang`` 王 in the deck).
 
     Args:
         dealer_hand: the dealer's 21 cards, the last being the 亮张; or 20 cards with
@@ -57,9 +58,11 @@ def build_deck(
         dealer: the dealer seat (0..2). The deck layout does not depend on it (hands are
             given relative to the dealer); it is validated so that a typo fails here.
         liang: the 亮张, when ``dealer_hand`` has 20 cards.
+        wang: 王 in the deck (0, or 2 for ``yongzhou``): hands and wall may name them (``王``);
+            the wall is then 19 + ``wang`` cards, and 王 not named end the wall.
 
     Returns:
-        80 kind ids for ``Game(deck=..., dealer=dealer)``.
+        80 (+ ``wang``) kind ids for ``Game(deck=..., dealer=dealer)``.
 
     Raises:
         ValueError: for a hand of the wrong size, more than 19 wall cards, or more than 4
@@ -81,15 +84,17 @@ def build_deck(
     for label, h in (("next", n), ("prev", p)):
         if len(h) != HAND_SIZE:
             raise ValueError(f"the {label} hand needs 20 cards, got {len(h)}: {fmt(h)}")
-    if len(w) > WALL_SIZE:
-        raise ValueError(f"at most 19 wall cards, got {len(w)}")
-    used = [0] * NUM_KINDS
+    if len(w) > WALL_SIZE + wang:
+        raise ValueError(f"at most {WALL_SIZE + wang} wall cards, got {len(w)}")
+    used = [0] * (NUM_KINDS + 1)
     for k in d + n + p + w:
         used[k] += 1
-    over = [f"{fmt([k])} ({code(k)}) x{c}" for k, c in enumerate(used) if c > COPIES]
+    over = [f"{fmt([k])} ({code(k)}) x{c}" for k, c in enumerate(used[:NUM_KINDS]) if c > COPIES]
+    if used[WANG] > wang:
+        over.append(f"王 x{used[WANG]} (the deck has {wang})")
     if over:
         raise ValueError(f"more than 4 cards of a kind: {', '.join(over)}")
-    rest = kinds_of([COPIES - c for c in used])
+    rest = kinds_of([COPIES - c for c in used[:NUM_KINDS]]) + [WANG] * (wang - used[WANG])
     return d + n + p + w + rest
 
 
@@ -103,8 +108,9 @@ def new_game(
     liang: Cards | None = None,
     rules: str | Rules = "huaihua",
 ) -> Game:
-    """``Game(rules, deck=build_deck(...), dealer=dealer)``."""
-    deck = build_deck(dealer_hand, next_hand, prev_hand, wall, dealer, liang=liang)
+    """``Game(rules, deck=build_deck(...), dealer=dealer)`` (with the rules' 王, if any)."""
+    deck = build_deck(dealer_hand, next_hand, prev_hand, wall, dealer, liang=liang,
+                      wang=as_rules(rules).wang)
     return Game(rules, deck=deck, dealer=dealer)
 
 
@@ -120,8 +126,8 @@ def D(spec: Cards) -> int:
 
 
 def hand(g: Game, seat: int) -> str:
-    """A seat's concealed cards as sorted Chinese text."""
-    return fmt(kinds_of(g.hands[seat]))
+    """A seat's concealed cards as sorted Chinese text (its 王 first)."""
+    return "王" * g.wang[seat] + fmt(kinds_of(g.hands[seat]))
 
 
 def table(g: Game, seat: int) -> list[tuple[str, str]]:

@@ -12,7 +12,8 @@ from paohuzi_env.rules import FAN_TABLES, PRESETS, SCORING_FAMILIES, YONGZHOU, p
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "rules"
 
-PRESET_NAMES = ("huaihua", "huaihua-468", "classic", "zipai", "hongshanzhang")
+NO_WANG = ("huaihua", "huaihua-468", "classic", "zipai", "hongshanzhang")
+PRESET_NAMES = (*NO_WANG, "yongzhou")
 
 
 def test_presets_exist():
@@ -30,7 +31,7 @@ def test_default_is_huaihua():
     assert Rules() == get_rules("huaihua")
 
 
-@pytest.mark.parametrize("n", PRESET_NAMES)
+@pytest.mark.parametrize("n", NO_WANG)
 def test_common_switches(n):
     r = get_rules(n)
     # R-WIN-3 / R-SCORE-1: every preset needs 15 huxi; tun counts from 15.
@@ -170,7 +171,7 @@ def test_yongzhou_values():
     assert get_rules(r) is r
 
 
-@pytest.mark.parametrize("n", PRESET_NAMES)
+@pytest.mark.parametrize("n", NO_WANG)
 def test_presets_without_wang(n):
     assert get_rules(n).wang == 0
 

@@ -14,6 +14,12 @@ a complete group. They differ in what they know and weigh:
   and prefers discards that cannot feed a 碰 (no two copies unseen) or the next player's 吃
   (kinds it or others already let go, 熟张), as seed 004 advises. It always takes a win: the
   engine's 臭胡 rule makes a declined win costly, and no test showed a gain from declining.
+
+Under ``yongzhou`` both know the 王 (RULES.md section 10): a 王 is never a legal discard or
+claim, so they never try one; a 王 counts toward the cards held (R-GROUP-3), and the winning
+holdings they look for use each 王 as a wildcard (王吊 included). ``expert`` weighs the waits of a
+王 holder by the share of cards it draws itself (R-WANG-5: it wins only on 自摸), and counts a
+wait on a drawn 王 by the 王 it has not seen.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..actions import GROUPS_WITH, HU, PASS, PENG, group_cards, is_group
-from ..cards import NUM_KINDS, RED_KINDS
+from ..cards import NUM_KINDS, RED_KINDS, WANG
 from ..chi import bi_completable, discard_target
 from ..engine import PlayerView
 from ..groups import group_huxi, sequence_huxi
@@ -100,9 +106,10 @@ def _structure(packed: int, live: int, w_huxi: float, edge_penalty: float) -> fl
 
 
 @lru_cache(maxsize=1 << 16)
-def _win_scores(hand: tuple[int, ...], melds: tuple, rules) -> tuple[tuple[int, int], ...]:
+def _win_scores(hand: tuple[int, ...], melds: tuple, rules, wang: int = 0) -> tuple[tuple[int, int], ...]:
     """(kind, score) for every card that would win this holding: a 自摸 where our own draw
-    would be revealed (no forced 偎/提), else on another player's draw."""
+    would be revealed (no forced 偎/提), else on another player's draw. A holder of 王 wins
+    only on its own draws (R-WANG-5), a drawn 王 included (kind :data:`WANG`)."""
     out = []
     wei = {cards[0] for t, cards in melds if t in ("wei", "chou_wei")}
     for c in range(NUM_KINDS):
@@ -110,12 +117,20 @@ def _win_scores(hand: tuple[int, ...], melds: tuple, rules) -> tuple[tuple[int, 
             continue
         win = None
         if hand[c] < 2 and c not in wei:
-            win = evaluate_counts(hand, melds, c, rules, self_drawn=True)
-        if win is None:
+            win = evaluate_counts(hand, melds, c, rules, self_drawn=True, wang=wang)
+        if win is None and not wang:
             win = evaluate_counts(hand, melds, c, rules)
         if win is not None:
             out.append((c, win.score))
+    if rules.wang and wang < rules.wang:
+        win = evaluate_counts(hand, melds, None, rules, self_drawn=True, wang=wang + 1)
+        if win is not None:
+            out.append((WANG, win.score))
     return tuple(out)
+
+
+# A holder of 王 wins only on its own draws (R-WANG-5): about one revealed card in three.
+_OWN_DRAW_SHARE = 1 / 3
 
 
 class _HeuristicAgent(Agent):
@@ -174,9 +189,15 @@ class _HeuristicAgent(Agent):
         if not self.wait_weight:
             return 0.0
         total = 0.0
-        for c, score in _win_scores(tuple(hand), melds, self.rules):
-            if live[c] > 0 and c not in view.hu_blocked:
-                total += live[c] * score
+        share = _OWN_DRAW_SHARE if view.wang else 1.0
+        for c, score in _win_scores(tuple(hand), melds, self.rules, view.wang):
+            if c == WANG:
+                others = sum(view.wang_shown) - view.wang_shown[view.seat]
+                unseen = max(0, view.jokers - view.wang - others)
+                if WANG not in view.hu_blocked:
+                    total += _OWN_DRAW_SHARE * unseen * score
+            elif live[c] > 0 and c not in view.hu_blocked:
+                total += share * live[c] * score
         return self.wait_weight * total
 
     def _melds(self, view: PlayerView, extra=()) -> tuple:
@@ -236,7 +257,7 @@ class _HeuristicAgent(Agent):
         me = view.seat
         table_cards = sum(len(c) if c is not None else 3 for _, c in view.table[me])
         n = sum(1 for t, _ in view.table[me] if t in ("pao", "ti"))
-        return sum(view.hand) + table_cards + 1 > discard_target(n)
+        return sum(view.hand) + view.wang + table_cards + 1 > discard_target(n)  # 王 count (R-WANG-3)
 
     def _after_take(self, view: PlayerView, hand, live, w, melds) -> float:
         if self._owes_after(view) and any(0 < x < 3 for x in hand):
