@@ -25,7 +25,7 @@ from paohuzi_env.engine import Game, check_invariants
 
 ROOT = Path(__file__).resolve().parents[1]
 
-PRESETS = ["huaihua", "huaihua-468", "classic", "zipai"]
+PRESETS = ["huaihua", "huaihua-468", "classic", "zipai", "hongshanzhang", "yongzhou"]
 
 
 @pytest.mark.parametrize("preset", PRESETS)

@@ -16,7 +16,7 @@ from paohuzi_env.aec_env import raw_env
 from paohuzi_env.engine import Game
 from paohuzi_env.observation import OBS_SIZE, encode
 
-PRESETS = ["huaihua", "huaihua-468", "classic", "zipai"]
+PRESETS = ["huaihua", "huaihua-468", "classic", "zipai", "hongshanzhang", "yongzhou"]
 
 
 def _random_episode(env, rng, check=None):
