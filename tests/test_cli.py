@@ -34,3 +34,17 @@ def test_play_random_prints_a_hand(capsys):
     assert main(["play-random", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "亮张" in out and ("荒庄" in out or "胡牌" in out or "天胡" in out)
+
+
+def test_score_with_wang_under_yongzhou(capsys):
+    # R-WANG-6/7: 一二三 3 + 壹贰叁 6 + 贰柒拾 6 + 二七十 3 + 坎 玖 6 + 四五六 0 = 24 huxi, and the two
+    # 王 with the self-drawn 捌 are a 双王吊 group (0 huxi). tun 1 + (24 − 15) // 3 = 4; red
+    # 二, 贰, 二七十, 贰柒拾 = 8 (the 王 stand for 捌): no colour; way 双王吊 8 -> 4 × 8 = 32.
+    rc = main(["score", "一二三 壹贰叁 贰柒拾 二七十 玖玖玖 四五六 王王", "--win", "捌",
+               "--self-drawn", "--rules", "yongzhou"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "胡息 24" in out and "4 囤 × 8 番 = 32 分" in out and "双王吊" in out and "王吊" in out
+    # the same hand may not win on another player's card (R-WANG-5)
+    assert main(["score", "一二三 壹贰叁 贰柒拾 二七十 玖玖玖 四五六 王王", "--win", "捌",
+                 "--rules", "yongzhou"]) == 1

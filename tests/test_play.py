@@ -55,3 +55,17 @@ def test_dealer_rules():
     assert next_dealer("classic", 0, None, 1) == (0, 2)
     assert next_dealer("classic", 0, None, 2) == (1, 0)
     assert next_dealer("classic", 0, 1, 2) == (1, 0)
+
+
+def test_terminal_game_under_yongzhou_shows_wang_and_replays(tmp_path):
+    # `paohuzi play --rules yongzhou`: 王 are shown in the human's hand and the event log, and
+    # the saved records replay under the 82-card rules.
+    answers = iter(["0", "1"] * 400)
+    shown = []
+    play(("expert", "greedy"), rules="yongzhou", seed=11, hands=4, records=tmp_path,
+         read=lambda prompt: next(answers), write=shown.append)
+    text = "\n".join(shown)
+    assert "yongzhou" in text and "王" in text
+    for f in sorted(tmp_path.glob("*.json")):
+        g = Game.replay(json.loads(f.read_text()))
+        assert g.done and len(g.deck) == 82
