@@ -18,4 +18,5 @@ def test_yongzhou_baseline_ordering(candidate, opponent):
     res = evaluate(candidate, opponent, deals=DEALS, seed=SEED, rules="yongzhou", progress=False)
     assert res["deals"] == DEALS
     lo, hi = res["ci95"]
-    assert lo > 0, f"{candidate} vs {opponent} under yongzhou: {res['mean_points']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+    assert lo > 0, (f"{candidate} vs {opponent} under yongzhou: "
+                    f"{res['mean_points']:+.3f} [{lo:+.3f}, {hi:+.3f}]")
