@@ -21,7 +21,7 @@ from training.checkpoint import (  # noqa: E402
 )
 from training.config import PPOConfig, load_config, make_config, to_dict  # noqa: E402
 from training.evaluate import evaluate  # noqa: E402
-from training.model import MASK_VALUE, ActorCritic  # noqa: E402
+from training.model import MASK_VALUE, ActorCritic, model_for  # noqa: E402
 from training.ppo import train  # noqa: E402
 from training.rollout import Rollout, hand_reward  # noqa: E402
 
@@ -277,3 +277,44 @@ def test_trainer_shares_the_env_reward_and_state():
     assert batch["extra"].shape == (len(batch["action"]), STATE_EXTRA_SIZE)
     g = Game("huaihua", seed=4)
     assert state_extra(g, g.current_player).shape == (STATE_EXTRA_SIZE,)
+
+
+def test_tiny_training_run_under_yongzhou_uses_its_sizes(tmp_path, monkeypatch):
+    """A preset with 王 trains on its own observation (paohuzi-obs-v2) and critic features;
+    its checkpoint plays its hands, and a checkpoint of another observation is refused."""
+    from paohuzi_env.observation import obs_size, obs_version
+    from paohuzi_env.state import state_extra_size
+    from training.policy import PolicyAgent
+
+    monkeypatch.chdir(tmp_path)
+    kw = dict(rules="yongzhou", central_critic=True, bc_steps=30, bc_epochs=1,
+              games_per_worker=4, steps_per_worker=100)
+    final = train(_tiny(total_steps=100, **kw), log=lambda *a: None)
+    data = load_checkpoint(final, rules_name="yongzhou")
+    assert data["obs_version"] == obs_version("yongzhou") == "paohuzi-obs-v2"
+    model = model_for(data["config"])
+    assert model.actor[0].in_features == obs_size("yongzhou") == 771
+    assert model.critic[0].in_features == 771 + state_extra_size("yongzhou") == 771 + 166
+    assert np.load(tmp_path / "checkpoints" / "t__1" / "bc-30.npz")["obs"].shape[1] == 771
+    # it resumes under its own rules
+    final2 = train(_tiny(total_steps=200, **kw), resume=str(final), log=lambda *a: None)
+    assert load_checkpoint(final2, rules="yongzhou")["global_step"] >= 200
+    # it loads as an agent and plays yongzhou hands legally, in every seat
+    agent = make_agent(f"checkpoint:{final2}", seed=0, rules="yongzhou")
+    for seed in range(2):
+        g = Game("yongzhou", seed=seed)
+        while not g.done:
+            s = g.current_player
+            a = agent(g.view(s))
+            assert a in g.legal_actions()
+            g.step(a)
+    # a huaihua network (paohuzi-obs-v1) is refused for yongzhou, and the other way round
+    shipped = ROOT / "checkpoints" / "shipped" / "policy.pt"
+    with pytest.raises(ValueError, match=r"'paohuzi-obs-v1'.*'yongzhou'.*'paohuzi-obs-v2'"):
+        make_agent(f"checkpoint:{shipped}", seed=0, rules="yongzhou")
+    with pytest.raises(ValueError, match=r"'paohuzi-obs-v1'.*'yongzhou'.*'paohuzi-obs-v2'"):
+        load_checkpoint(shipped, rules_name="yongzhou")
+    with pytest.raises(ValueError, match=r"'paohuzi-obs-v2'.*'huaihua'.*'paohuzi-obs-v1'"):
+        make_agent(f"checkpoint:{final2}", seed=0, rules="huaihua")
+    with pytest.raises(ValueError, match="771 observation floats"):
+        PolicyAgent(model, seed=0, rules="huaihua")

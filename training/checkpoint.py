@@ -9,16 +9,37 @@ from typing import Any
 
 import torch
 
-from paohuzi_env.observation import OBS_VERSION
+from paohuzi_env.observation import obs_version
+from paohuzi_env.rules import Rules, as_rules, get_rules
 
 FORMAT = "paohuzi-ppo-checkpoint-v1"
 
 
+def checkpoint_rules(data: dict[str, Any]) -> Rules:
+    """The rules a checkpoint (or a payload about to be saved) was trained under: its
+    ``rules`` entry (``name`` + ``overrides``), else its config's ``rules`` and
+    ``rules_overrides``, else the default preset.
+
+    Raises:
+        ValueError: if those rules are unknown to this version of paohuzi_env.
+    """
+    rules = data.get("rules")
+    if isinstance(rules, dict) and "name" in rules:
+        return get_rules(rules["name"], **(rules.get("overrides") or {}))
+    config = data.get("config")
+    if isinstance(config, dict) and "rules" in config:
+        return get_rules(config["rules"], **(config.get("rules_overrides") or {}))
+    return get_rules()
+
+
 def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> None:
-    """Write ``payload`` to ``path`` atomically: a killed run never leaves a torn file."""
+    """Write ``payload`` to ``path`` atomically: a killed run never leaves a torn file.
+
+    The file records the observation version of the payload's rules
+    (:func:`checkpoint_rules`): ``paohuzi-obs-v1``, or ``paohuzi-obs-v2`` with 王."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"format": FORMAT, "obs_version": OBS_VERSION, **payload}
+    data = {"format": FORMAT, "obs_version": obs_version(checkpoint_rules(payload)), **payload}
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -32,13 +53,27 @@ def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> None:
         raise
 
 
-def load_checkpoint(path: str | Path, *, rules_name: str | None = None) -> dict[str, Any]:
+def load_checkpoint(path: str | Path, *, rules_name: str | None = None,
+                    rules: str | Rules | None = None) -> dict[str, Any]:
     """Read and validate a checkpoint.
+
+    The observation version it was made for must be the one the rules it is loaded for
+    produce (:func:`paohuzi_env.observation.obs_version`): ``rules`` (a preset name or
+    :class:`Rules`, overrides included) when given, else the preset ``rules_name`` (with the
+    checkpoint's own overrides when that is its preset), else the checkpoint's own rules (then
+    this only checks that this version of paohuzi_env still produces the observation it was
+    trained on). With ``rules`` or ``rules_name`` the
+    checkpoint must also have been trained under that preset.
 
     Raises:
         ValueError: if the file is missing, corrupt, not a paohuzi checkpoint, made for another
-            observation version, or (with ``rules_name``) for another rules preset.
+            observation version, or (with ``rules`` / ``rules_name``) for another rules preset.
     """
+    target = None if rules is None else as_rules(rules)
+    if target is not None:
+        if rules_name is not None and rules_name != target.name:
+            raise ValueError(f"rules_name {rules_name!r} and rules {target.name!r} disagree")
+        rules_name = target.name
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"checkpoint {path} does not exist")
@@ -48,14 +83,23 @@ def load_checkpoint(path: str | Path, *, rules_name: str | None = None) -> dict[
         raise ValueError(f"checkpoint {path} is corrupt or not a torch file: {e}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path} is not a paohuzi PPO checkpoint (format {FORMAT})")
-    if data.get("obs_version") != OBS_VERSION:
+    try:
+        own = checkpoint_rules(data)
+    except ValueError as e:
+        raise ValueError(f"checkpoint {path} names rules this paohuzi_env cannot build: {e}") \
+            from None
+    if target is None:  # a preset name alone: the checkpoint's overrides when it is its own
+        target = own if rules_name in (None, own.name) else get_rules(rules_name)
+    want = obs_version(target)
+    if data.get("obs_version") != want:
         raise ValueError(
-            f"checkpoint {path} was made for observation {data.get('obs_version')!r}; this "
-            f"version of paohuzi_env produces {OBS_VERSION!r}"
+            f"checkpoint {path} was made for observation {data.get('obs_version')!r} "
+            f"(trained under rules {own.name!r}), but rules {target.name!r} produce "
+            f"observation {want!r}: a network plays only the observation it was trained on"
         )
-    if rules_name is not None and data["rules"]["name"] != rules_name:
+    if rules_name is not None and own.name != rules_name:
         raise ValueError(
-            f"checkpoint {path} was trained under rules {data['rules']['name']!r}, "
+            f"checkpoint {path} was trained under rules {own.name!r}, "
             f"not {rules_name!r}"
         )
     return data

@@ -9,8 +9,9 @@ import torch
 from torch import nn
 
 from paohuzi_env.actions import NUM_ACTIONS
-from paohuzi_env.observation import OBS_SIZE
-from paohuzi_env.state import STATE_EXTRA_SIZE
+from paohuzi_env.observation import OBS_SIZE, obs_size
+from paohuzi_env.rules import Rules, get_rules
+from paohuzi_env.state import STATE_EXTRA_SIZE, state_extra_size
 
 MASK_VALUE = -1e8
 """Logit of an illegal action: large, finite and negative (never -inf, which breaks the
@@ -31,21 +32,28 @@ class ActorCritic(nn.Module):
     With a ``prior`` (residual policy learning) the actor also reads the one-hot choice of a
     rule-based bot, and that choice gets ``prior_weight`` added to its logit: a fresh network
     plays like the bot and training learns where to depart from it. ``prior`` is a tensor of
-    action indices, one per row, computed by the caller from the same ``PlayerView``."""
+    action indices, one per row, computed by the caller from the same ``PlayerView``.
+
+    ``obs_size`` and ``extra_size`` are the lengths of the observation and of the critic's
+    full-information features under the rules the network plays (:func:`model_for` takes
+    them from a config's rules); the defaults are the sizes without 王 (``paohuzi-obs-v1``)."""
 
     def __init__(self, hidden: int = 256, central_critic: bool = False, prior: str = "none",
-                 prior_weight: float = 0.0) -> None:
+                 prior_weight: float = 0.0, obs_size: int = OBS_SIZE,
+                 extra_size: int = STATE_EXTRA_SIZE) -> None:
         super().__init__()
         self.central_critic = central_critic
         self.prior = prior
         self.prior_weight = float(prior_weight)
-        ain = OBS_SIZE + (NUM_ACTIONS if prior != "none" else 0)
+        self.obs_size = int(obs_size)
+        self.extra_size = int(extra_size)
+        ain = self.obs_size + (NUM_ACTIONS if prior != "none" else 0)
         self.actor = nn.Sequential(
             layer_init(nn.Linear(ain, hidden)), nn.ReLU(),
             layer_init(nn.Linear(hidden, hidden)), nn.ReLU(),
             layer_init(nn.Linear(hidden, NUM_ACTIONS), std=0.01),
         )
-        cin = OBS_SIZE + (STATE_EXTRA_SIZE if central_critic else 0)
+        cin = self.obs_size + (self.extra_size if central_critic else 0)
         self.critic = nn.Sequential(
             layer_init(nn.Linear(cin, hidden)), nn.ReLU(),
             layer_init(nn.Linear(hidden, hidden)), nn.ReLU(),
@@ -82,11 +90,21 @@ class ActorCritic(nn.Module):
         return logp, entropy, self.value(obs, extra)
 
 
-def model_for(cfg) -> ActorCritic:
-    """The network a config describes (``cfg``: a :class:`PPOConfig` or its dict)."""
-    def get(key: str, default: Any = None) -> Any:
-        return cfg.get(key, default) if isinstance(cfg, dict) else getattr(cfg, key, default)
+def _get(cfg, key: str, default: Any = None) -> Any:
+    return cfg.get(key, default) if isinstance(cfg, dict) else getattr(cfg, key, default)
 
-    return ActorCritic(int(get("hidden")), bool(get("central_critic")), str(get("prior", "none")),
-                       float(get("prior_weight", 0.0)))
+
+def rules_for(cfg) -> Rules:
+    """The rules a config trains under: its ``rules`` preset with its ``rules_overrides``
+    (``cfg``: a :class:`PPOConfig` or its dict, as stored in checkpoints)."""
+    return get_rules(str(_get(cfg, "rules", "huaihua")), **(_get(cfg, "rules_overrides") or {}))
+
+
+def model_for(cfg) -> ActorCritic:
+    """The network a config describes (``cfg``: a :class:`PPOConfig` or its dict), its input
+    sizes those of the config's rules (:func:`rules_for`)."""
+    rules = rules_for(cfg)
+    return ActorCritic(int(_get(cfg, "hidden")), bool(_get(cfg, "central_critic")),
+                       str(_get(cfg, "prior", "none")), float(_get(cfg, "prior_weight", 0.0)),
+                       obs_size=obs_size(rules), extra_size=state_extra_size(rules))
 

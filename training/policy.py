@@ -14,7 +14,7 @@ from paohuzi_env.actions import NUM_ACTIONS
 from paohuzi_env.agents import make_agent
 from paohuzi_env.agents.base import Agent
 from paohuzi_env.engine import PlayerView
-from paohuzi_env.observation import encode
+from paohuzi_env.observation import encode, obs_size, obs_version
 from paohuzi_env.rules import as_rules
 
 from .checkpoint import load_checkpoint
@@ -35,13 +35,24 @@ class PolicyAgent(Agent):
     """Acts with the policy's most probable legal action (or samples, ``sample=True``).
 
     A network trained with a prior asks its own copy of the prior bot at every decision,
-    from the same ``PlayerView``."""
+    from the same ``PlayerView``.
+
+    Raises:
+        ValueError: if the network reads observations of another size than ``rules``
+            produce (``paohuzi-obs-v1`` without 王, ``paohuzi-obs-v2`` with them).
+    """
 
     name = "policy"
 
     def __init__(self, model: ActorCritic, seed=None, sample: bool = False,
                  rules="huaihua") -> None:
         super().__init__(seed)
+        rules = as_rules(rules)
+        if model.obs_size != obs_size(rules):
+            raise ValueError(
+                f"this network reads {model.obs_size} observation floats, but rules "
+                f"{rules.name!r} produce {obs_size(rules)} ({obs_version(rules)})"
+            )
         self.model = model
         self.sample = sample
         self.prior = None if model.prior == "none" else make_agent(
@@ -67,8 +78,9 @@ def load_checkpoint_agent(path: str, seed=None, rules="huaihua") -> PolicyAgent:
     ``load_checkpoint_agent(PATH, seed=seed, rules=rules)``.
 
     Raises:
-        ValueError: if the checkpoint is missing, corrupt or made for other rules.
+        ValueError: if the checkpoint is missing, corrupt or made for other rules (another
+            preset, or another observation version).
     """
-    data = load_checkpoint(path, rules_name=as_rules(rules).name)
+    data = load_checkpoint(path, rules=rules)
     torch.set_num_threads(1)
     return PolicyAgent(model_from_checkpoint(data), seed, rules=rules)

@@ -26,7 +26,7 @@ import torch
 from paohuzi_env.actions import NUM_ACTIONS
 from paohuzi_env.agents import make_agent
 from paohuzi_env.engine import Game
-from paohuzi_env.observation import encode
+from paohuzi_env.observation import encode, obs_size
 from paohuzi_env.rules import get_rules
 
 from .checkpoint import load_checkpoint, save_checkpoint
@@ -153,9 +153,14 @@ def behaviour_clone(model, optimizer, cfg: PPOConfig, device, rng, log) -> None:
     """Warm start: imitate the expert's decisions (cross-entropy over legal actions)."""
     rules = get_rules(cfg.rules, **cfg.rules_overrides)
     cache = Path("checkpoints") / f"{cfg.run_name}__{cfg.seed}" / f"bc-{cfg.bc_steps}.npz"
-    if cache.is_file():
-        data = np.load(cache)
-        obs, masks, acts = list(data["obs"]), list(data["mask"]), list(data["action"])
+    cached = np.load(cache) if cache.is_file() else None
+    if cached is not None and cached["obs"].shape[1:] != (obs_size(rules),):
+        log(f"behaviour cloning: {cache} holds observations of another size "
+            f"{cached['obs'].shape[1:]}, not ({obs_size(rules)},) for rules {rules.name!r}; "
+            "generating them again")
+        cached = None
+    if cached is not None:
+        obs, masks, acts = list(cached["obs"]), list(cached["mask"]), list(cached["action"])
         log(f"behaviour cloning: {len(acts)} expert decisions from {cache}")
     else:
         obs, masks, acts = _demonstrations(cfg, rules)
@@ -191,7 +196,7 @@ def _demo_part(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             v = g.view(s)
             a = agents[s](v)
             if len(v.legal) > 1:
-                obs.append(encode(v))
+                obs.append(encode(v))  # obs_size(rules) floats
                 m = np.zeros(NUM_ACTIONS, dtype=bool)
                 m[list(v.legal)] = True
                 masks.append(m)
@@ -272,7 +277,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
     worker_states = None
     eval_history: list[dict] = []
     if resume:
-        data = load_checkpoint(resume, rules_name=rules.name)
+        data = load_checkpoint(resume, rules=rules)
         if data.get("policy_only"):
             raise ValueError(f"{resume} is a play-only export; resume from the run's latest.pt")
         saved, given = data["config"], to_dict(cfg)

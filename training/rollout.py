@@ -18,7 +18,7 @@ import torch
 from paohuzi_env.actions import NUM_ACTIONS
 from paohuzi_env.agents import make_agent
 from paohuzi_env.engine import Game
-from paohuzi_env.observation import OBS_SIZE, encode
+from paohuzi_env.observation import encode, obs_size
 from paohuzi_env.rewards import reward_from_scores
 from paohuzi_env.rules import get_rules
 from paohuzi_env.state import state_extra
@@ -75,6 +75,7 @@ class Rollout:
     def __init__(self, cfg: PPOConfig, seed_seq: np.random.SeedSequence) -> None:
         self.cfg = cfg
         self.rules = get_rules(cfg.rules, **cfg.rules_overrides)
+        self.obs_size = obs_size(self.rules)  # paohuzi-obs-v1, or v2 with 王
         self.rng = np.random.default_rng(seed_seq)
         self.model = model_for(cfg)
         self.model.eval()
@@ -162,7 +163,7 @@ class Rollout:
                 groups.setdefault(key, []).append(hi)
             for key, idxs in groups.items():
                 model = self.model if key == "learner" else self.snapshots[key[1]]
-                obs = np.empty((len(idxs), OBS_SIZE), dtype=np.float32)
+                obs = np.empty((len(idxs), self.obs_size), dtype=np.float32)
                 mask = np.zeros((len(idxs), NUM_ACTIONS), dtype=bool)
                 prior = np.zeros(len(idxs), dtype=np.int64)
                 for j, hi in enumerate(idxs):
