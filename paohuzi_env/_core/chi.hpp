@@ -14,5 +14,7 @@ std::vector<int> chi_groups(const Counts& hand, int c, bool owes_after, bool* fi
 std::vector<int> bi_groups(const Counts& usable, int c, bool owes_after);
 Counts chi_need(int action, int c);
 Counts group_counts(int action);
+// Empty the memo tables of bi_completable and chi_groups (chi.py's lru_caches).
+void clear_chi_caches();
 
 }  // namespace phz

@@ -1,6 +1,7 @@
 // The rule switches of paohuzi_env.rules.Rules (RULES.md sections 9-10), as a plain struct.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>

@@ -26,9 +26,37 @@ struct EvalArgs {
 // evaluate_counts(hand, melds, win_card, rules, ...): `melds` sorted as Python sorts them
 // (Group::operator<); win_card -1 for None. Returns the same Win as Python, or nullptr.
 // The returned pointer is owned by the memo (valid for the life of the process).
+//
+// Precisely: the memo keeps at least the 2^18 most recent distinct answers (two generations
+// of 2^18), so a returned pointer stays valid for at least 2^18 further calls with other
+// inputs, and until clear_scoring_caches(); copy what you need before holding it longer.
+// Throws std::invalid_argument (pybind11: ValueError) on hand counts outside 0..4, meld cards
+// outside 0..19, win_card outside -1..19, or a.wang outside 0..rules.wang.
+// Thread safety: one internal mutex; calls from several threads are serialised.
 const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win_card,
                     const Rules& rules, const EvalArgs& a);
 
 void clear_scoring_caches();
+
+// The canonical memo key of one evaluate() call (added: the binding keys its cache of Python
+// Win objects on it). eval_key returns false for inputs it cannot encode (more than 8 melds,
+// a meld that is no valid group, counts above 7); such calls are not memoised.
+struct EvalKey {
+    uint64_t hand = 0, melds = 0;
+    uint32_t misc = 0, rules_id = 0;
+    bool operator==(const EvalKey& o) const {
+        return hand == o.hand && melds == o.melds && misc == o.misc && rules_id == o.rules_id;
+    }
+};
+struct EvalKeyHash {
+    size_t operator()(const EvalKey& k) const {
+        uint64_t x = k.hand * 0x9E3779B97F4A7C15ull ^ k.melds * 0xC2B2AE3D27D4EB4Full ^
+                     (uint64_t(k.misc) << 32 | k.rules_id) * 0x165667B19E3779F9ull;
+        x ^= x >> 29; x *= 0xBF58476D1CE4E5B9ull; x ^= x >> 32;
+        return size_t(x);
+    }
+};
+bool eval_key(const Counts& hand, const std::vector<Group>& melds, int win_card,
+              const Rules& rules, const EvalArgs& a, EvalKey* out);
 
 }  // namespace phz

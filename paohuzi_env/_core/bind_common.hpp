@@ -1,0 +1,39 @@
+// Helpers shared by the binding files (bind_*.cpp): Python <-> core conversions. Defined in
+// bind_scoring.cpp. Every function needs the GIL. Malformed input raises ValueError
+// (pybind11::value_error), never crashes.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <vector>
+
+#include "common.hpp"
+#include "rules.hpp"
+#include "scoring.hpp"
+
+namespace phz {
+
+// A paohuzi_env.rules.Rules (or a preset name, via rules.as_rules) as a phz::Rules. Cached: by
+// the object's identity first (a strong reference is kept, so an id is never reused), then by
+// value (the frozen dataclass's hash/eq), so equal rule sets share one stable `Rules::id`
+// (1, 2, ...). The reference form returns the cached struct (valid for the process) and avoids
+// copying its strings; prefer it on hot paths.
+const Rules& rules_ref_from_python(pybind11::handle rules);
+Rules rules_from_python(pybind11::handle rules);
+
+// A real paohuzi_env.scoring.Win dataclass instance: names a tuple of str, groups a tuple of
+// (type str, tuple of ints), wang_as a tuple of (int, int).
+pybind11::object win_to_python(const Win& w);
+
+// A count vector over the 20 kinds: a sequence of 20 ints, each 0..max_count (ValueError else).
+Counts counts_from_python(pybind11::handle seq, const char* what, int max_count = 4);
+
+// Table groups: a sequence of (type str, cards) with type one of groups.MELD_TYPES and cards a
+// sequence of kinds 0..19 forming that group (a sorted 句/绞 for chi; 3 or 4 of one kind),
+// kept in the order given. ValueError naming the problem otherwise.
+std::vector<Group> melds_from_python(pybind11::handle melds);
+
+// A Group as Python's (type str, tuple of ints).
+pybind11::tuple group_to_python(const Group& g);
+
+}  // namespace phz
