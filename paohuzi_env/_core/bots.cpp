@@ -1,0 +1,604 @@
+// The rule-based baselines `greedy` and `expert`: an exact port of
+// paohuzi_env/agents/heuristic.py (GreedyAgent, ExpertAgent; see its docstring for the ideas).
+//
+// Exactness: the valuations are IEEE doubles, computed with the operations of the Python code
+// in the same order ((a + b) + c for `a + b + c`), with no fused multiply-add, so that every
+// comparison (`>`, `> best + 1e-9`) comes out as in Python. Sorts are stable where Python's
+// are relied on for ties. tests/test_fast_bots.py checks the choices decision by decision.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#include <stdexcept>  // before rules.hpp, which uses std::out_of_range without it
+
+#include "bots.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "chi.hpp"
+#include "common.hpp"
+#include "scoring.hpp"
+
+namespace phz {
+namespace {
+
+// ---------------------------------------------------------------------- the two agents
+
+// _HeuristicAgent's class attributes; GreedyAgent keeps the defaults, ExpertAgent sets them.
+struct Params {
+    bool count_cards;
+    double safety, edge_penalty, wait_weight, red_weight;
+};
+constexpr Params GREEDY{false, 0.0, 0.0, 0.0, 0.0};  // heuristic.GreedyAgent
+constexpr Params EXPERT{true, 0.1, 0.1, 8.0, 4.0};   // heuristic.ExpertAgent
+
+constexpr double NEG_INF = -std::numeric_limits<double>::infinity();
+constexpr double OWN_DRAW_SHARE = 1.0 / 3.0;  // heuristic._OWN_DRAW_SHARE = 1 / 3
+
+// ---------------------------------------------------------------------- packed counts
+
+// heuristic._BITS / _UNIT / _get and scoring.pack_counts: 3 bits per kind.
+constexpr int BITS = 3;
+inline uint64_t unit(int k) { return uint64_t(1) << (BITS * k); }
+inline int get(uint64_t p, int k) { return int((p >> (BITS * k)) & 7u); }
+inline bool is_edge(int k) { return k == 0 || k == 9 || k == 10 || k == 19; }  // heuristic._EDGE
+
+// scoring.pack_counts (the counts here are 0..4, so the packing is the Python int's bits).
+inline uint64_t pack(const Counts& c) {
+    uint64_t p = 0;
+    for (int k = 0; k < NUM_KINDS; ++k)
+        if (c[k]) p += uint64_t(int64_t(c[k])) * unit(k);
+    return p;
+}
+
+// groups.sequence_huxi (== groups.group_huxi("chi", cards) for a sorted 句/绞).
+inline int sequence_huxi(int a, int b, int c) {
+    if ((a % 10 == 0 && b == a + 1 && c == a + 2) || (a % 10 == 1 && b == a + 5 && c == a + 8))
+        return a >= 10 ? 6 : 3;
+    return 0;
+}
+inline int sequence_huxi(const std::array<int, 3>& g) { return sequence_huxi(g[0], g[1], g[2]); }
+
+// ---------------------------------------------------------------------- memos (per thread)
+
+// clear_bot_caches() bumps the generation; each thread drops its memos when it sees a new one.
+std::atomic<uint64_t> g_generation{0};
+
+struct StructKey {
+    uint64_t packed, live, w, edge;  // w and edge as their double bits
+    bool operator==(const StructKey& o) const {
+        return packed == o.packed && live == o.live && w == o.w && edge == o.edge;
+    }
+};
+struct StructHash {
+    size_t operator()(const StructKey& k) const {
+        uint64_t h = k.packed * 0x9E3779B97F4A7C15ull;
+        h ^= (k.live + 0x7F4A7C159E3779B9ull + (h << 6) + (h >> 2));
+        h ^= (k.w * 0xC2B2AE3D27D4EB4Full) + (h << 6) + (h >> 2);
+        h ^= (k.edge * 0x165667B19E3779F9ull) + (h << 6) + (h >> 2);
+        return size_t(h ^ (h >> 29));
+    }
+};
+
+struct Memos {
+    uint64_t generation = 0;
+    std::unordered_map<StructKey, double, StructHash> structure;          // _structure's lru_cache
+    std::unordered_map<std::string, std::vector<std::pair<int, int>>> wins;  // _win_scores's
+    std::vector<std::string> rules_keys;  // interned rule fingerprints (the memo key of `rules`)
+};
+
+Memos& memos() {
+    thread_local Memos m;
+    uint64_t g = g_generation.load(std::memory_order_relaxed);
+    if (m.generation != g) {
+        m.structure.clear();
+        m.wins.clear();
+        m.rules_keys.clear();
+        m.generation = g;
+    }
+    return m;
+}
+
+constexpr size_t STRUCT_MAX = size_t(1) << 21;  // entries kept before a memo is dropped
+constexpr size_t WINS_MAX = size_t(1) << 17;
+
+uint64_t dbits(double x) {
+    uint64_t u;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+// ---------------------------------------------------------------------- valuation
+
+// heuristic._structure: best value of loose hand cards (no 坎) as groups, pairs, partials and
+// singles; `live` packs, per kind, how many copies may still arrive (0-4).
+double structure(uint64_t packed, uint64_t live, double w_huxi, double edge_penalty,
+                 std::unordered_map<StructKey, double, StructHash>& memo) {
+    if (packed == 0) return 0.0;
+    const StructKey key{packed, live, dbits(w_huxi), dbits(edge_penalty)};
+    auto found = memo.find(key);
+    if (found != memo.end()) return found->second;
+
+    auto rec = [&](uint64_t p) { return structure(p, live, w_huxi, edge_penalty, memo); };
+    const int i = __builtin_ctzll(packed) / BITS;
+    const int c = get(packed, i);
+    const uint64_t u = unit(i);
+    const int p = i % 10;
+    const bool big = i >= 10;
+    // a single card left alone
+    double best = rec(packed - u) - (is_edge(i) ? edge_penalty : 0.0);
+    const int li = get(live, i);
+    // complete groups with i as their lowest card
+    if (p <= 7 && get(packed, i + 1) && get(packed, i + 2)) {
+        const int h = sequence_huxi(i, i + 1, i + 2);
+        double v = 10.0 + w_huxi * h + rec(packed - u - unit(i + 1) - unit(i + 2));
+        best = std::max(best, v);
+    }
+    if (p == 1 && get(packed, i + 5) && get(packed, i + 8)) {
+        double v = 10.0 + w_huxi * (big ? 6 : 3) + rec(packed - u - unit(i + 5) - unit(i + 8));
+        best = std::max(best, v);
+    }
+    if (!big) {
+        const int j = i + 10;
+        const int cj = get(packed, j);
+        if (c >= 2 && cj >= 1) best = std::max(best, 10.0 + rec(packed - 2 * u - unit(j)));
+        if (cj >= 2) best = std::max(best, 10.0 + rec(packed - u - 2 * unit(j)));
+        if (cj >= 1) {  // 绞 partial: needs another i or j
+            double v = 1.0 + 0.5 * (li + get(live, j));
+            best = std::max(best, v + rec(packed - u - unit(j)));
+        }
+    }
+    // pair: a 碰 / 偎 / 将 / 绞 chance
+    if (c >= 2) {
+        double v = 3.0 + 1.5 * std::min(li, 2) + w_huxi * (li ? 0.5 : 0.0) * (big ? 3 : 1);
+        best = std::max(best, v + rec(packed - 2 * u));
+    }
+    // two-card partial sequences with i lowest: (other card, live copies that complete, bonus)
+    struct Partial { int j, need; double bonus; };
+    Partial partials[5];
+    int np = 0;
+    const double seq_bonus = w_huxi * (big ? 6 : 3) * 0.3;
+    if (p <= 8 && get(packed, i + 1)) {
+        int need = (p >= 1 ? get(live, i - 1) : 0) + (p <= 7 ? get(live, i + 2) : 0);
+        partials[np++] = {i + 1, need, (p == 0 || p == 1) ? seq_bonus : 0.0};
+    }
+    if (p <= 7 && get(packed, i + 2))
+        partials[np++] = {i + 2, get(live, i + 1), p == 0 ? seq_bonus : 0.0};
+    if (p == 1) {
+        const int pairs[2][2] = {{i + 5, i + 8}, {i + 8, i + 5}};
+        for (const auto& ab : pairs)
+            if (get(packed, ab[0])) partials[np++] = {ab[0], get(live, ab[1]), seq_bonus};
+    }
+    if (p == 6 && get(packed, i + 3))  // 七十 waiting for 二
+        partials[np++] = {i + 3, get(live, i - 5), seq_bonus};
+    for (int n = 0; n < np; ++n) {
+        // Python adds the int 0 where there is no bonus: x + 0 == x + 0.0 for these finite x
+        double v = 1.0 + 0.5 * std::min(partials[n].need, 6) + partials[n].bonus;
+        best = std::max(best, v + rec(packed - u - unit(partials[n].j)));
+    }
+    if (memo.size() >= STRUCT_MAX) memo.clear();
+    memo.emplace(key, best);
+    return best;
+}
+
+// A rule set's fingerprint: every field (the memo of _win_scores is keyed on `rules` itself).
+int rules_index(const Rules& r, Memos& m) {
+    // bind_common's rules_ref_from_python gives equal rule sets one id (1, 2, ...); a Rules
+    // built elsewhere (id 0) is known by all its fields
+    std::string s = r.id != 0 ? "#" + std::to_string(r.id) : r.name + '\x1f';
+    if (r.id == 0) {
+        const int ints[] = {int(r.scoring), r.fan_level, int(r.fan_multiply), r.min_huxi,
+                            r.pinghu_min_huxi, int(r.zimo_15), int(r.zimo_tun),
+                            int(r.tianhu_is_zimo), int(r.win_on_own_ti_wei), int(r.hu_on_discard),
+                            int(r.chi_on_discard), int(r.chou_rule_chi), int(r.chou_blocks_peng),
+                            int(r.chou_when_chi_blocked), int(r.dealer_rule_classic), r.wang};
+        for (int x : ints) s += std::to_string(x) + ',';
+        for (const auto& f : r.fans) s += f.first + '=' + std::to_string(f.second) + ';';
+    }
+    for (size_t n = 0; n < m.rules_keys.size(); ++n)
+        if (m.rules_keys[n] == s) return int(n);
+    if (m.rules_keys.size() >= 1024) {  // many rule sets: start again (the keys index wins)
+        m.rules_keys.clear();
+        m.wins.clear();
+    }
+    m.rules_keys.push_back(std::move(s));
+    return int(m.rules_keys.size() - 1);
+}
+
+// heuristic._win_scores: (kind, score) for every card that would win this holding: a 自摸
+// where our own draw would be revealed (no forced 偎/提), else on another player's draw. A
+// holder of 王 wins only on its own draws (R-WANG-5), a drawn 王 included (kind WANG).
+const std::vector<std::pair<int, int>>& win_scores(const Counts& hand,
+                                                   const std::vector<Group>& melds,
+                                                   const Rules& rules, int rules_idx, int wang,
+                                                   Memos& m) {
+    std::string key;
+    key.reserve(32 + 6 * melds.size());
+    for (int k = 0; k < NUM_KINDS; ++k) key += char(hand[k] + 1);
+    key += char(wang + 1);
+    key += std::to_string(rules_idx);
+    for (const Group& g : melds) {
+        key += '|';
+        key += char(int(g.type) + 1);
+        for (int k : g.cards) key += char(k + 1);
+    }
+    auto found = m.wins.find(key);
+    if (found != m.wins.end()) return found->second;
+
+    std::vector<std::pair<int, int>> out;
+    uint32_t wei = 0;
+    for (const Group& g : melds)
+        if ((g.type == G_WEI || g.type == G_CHOU_WEI) && !g.cards.empty()) wei |= 1u << g.cards[0];
+    for (int c = 0; c < NUM_KINDS; ++c) {
+        if (hand[c] >= 3) continue;
+        const Win* win = nullptr;
+        if (hand[c] < 2 && !has(wei, c)) {
+            EvalArgs a;
+            a.self_drawn = true;
+            a.wang = wang;
+            win = evaluate(hand, melds, c, rules, a);
+        }
+        if (win == nullptr && !wang) win = evaluate(hand, melds, c, rules, EvalArgs{});
+        if (win != nullptr) out.emplace_back(c, win->score);
+    }
+    if (rules.wang && wang < rules.wang) {
+        EvalArgs a;
+        a.self_drawn = true;
+        a.wang = wang + 1;
+        const Win* win = evaluate(hand, melds, -1, rules, a);
+        if (win != nullptr) out.emplace_back(WANG, win->score);
+    }
+    if (m.wins.size() >= WINS_MAX) m.wins.clear();
+    return m.wins.emplace(std::move(key), std::move(out)).first->second;
+}
+
+// One decision of a _HeuristicAgent: the agent's parameters, the view and what act() sets.
+struct Agent {
+    const Params& P;
+    const View& view;
+    const Rules& rules;
+    Memos& m;
+    int rules_idx;
+    int table_red = 0;  // _table_red
+
+    Agent(const Params& p, const View& v, const Rules& r, Memos& mm)
+        : P(p), view(v), rules(r), m(mm), rules_idx(-1) {}
+
+    // _HeuristicAgent._live
+    Counts live() const {
+        Counts out;
+        if (!P.count_cards) {
+            out.fill(2);
+            return out;
+        }
+        Counts seen = view.hand;
+        for (const auto& groups : view.table)
+            for (const TableGroup& g : groups)
+                if (!g.hidden)
+                    for (int k : g.cards) seen[k] += 1;
+        for (const auto& d : view.discards)
+            for (int k : d) seen[k] += 1;
+        if (view.has_offer && view.offer_source != S_LIANG) seen[view.offer_kind] += 1;
+        for (int k = 0; k < NUM_KINDS; ++k) out[k] = std::max(0, 4 - seen[k]);
+        return out;
+    }
+
+    // _HeuristicAgent._w_huxi
+    double w_huxi() const {
+        if (!P.count_cards) return 1.0;
+        int table = 0;
+        for (const TableGroup& g : view.table[view.seat]) table += group_huxi(g.type, g.cards);
+        return table < 15 ? 2.0 : 0.7;
+    }
+
+    // _HeuristicAgent._value
+    double value(const Counts& hand, const Counts& live, double w) {
+        Counts loose, lv;
+        for (int k = 0; k < NUM_KINDS; ++k) {
+            loose[k] = hand[k] < 3 ? hand[k] : 0;
+            lv[k] = std::min(live[k], 4);
+        }
+        double v = structure(pack(loose), pack(lv), w, P.edge_penalty, m.structure);
+        for (int k = 0; k < NUM_KINDS; ++k)
+            if (hand[k] >= 3)  // a 坎: complete, 3/6 huxi, a 提/跑 chance while the 4th is live
+                v += 10.0 + w * (k >= 10 ? 6 : 3) + (live[k] ? 2.0 : 0.0);
+        if (P.red_weight != 0.0) {
+            // 红胡 (10+ red cards) doubles a win or better: keep red cards when many are held
+            int red = 0;
+            for (int k = 0; k < NUM_KINDS; ++k)
+                if (is_red(k)) red += hand[k];
+            red += table_red;
+            v += P.red_weight * std::max(0, red - 7);
+        }
+        return v;
+    }
+
+    // _HeuristicAgent._waits: live-weighted points of the cards that would win this holding.
+    double waits(const Counts& hand, const std::vector<Group>& melds, const Counts& live) {
+        if (P.wait_weight == 0.0) return 0.0;
+        double total = 0.0;
+        const double share = view.wang ? OWN_DRAW_SHARE : 1.0;
+        const auto& ws = win_scores(hand, melds, rules, rules_idx, view.wang, m);
+        for (const auto& cs : ws) {
+            const int c = cs.first, score = cs.second;
+            if (c == WANG) {
+                const int others = view.wang_shown[0] + view.wang_shown[1] + view.wang_shown[2] -
+                                   view.wang_shown[view.seat];
+                const int unseen = std::max(0, view.jokers - view.wang - others);
+                if (!has(view.hu_blocked, WANG)) total += OWN_DRAW_SHARE * unseen * score;
+            } else if (live[c] > 0 && !has(view.hu_blocked, c)) {
+                total += share * live[c] * score;
+            }
+        }
+        return P.wait_weight * total;
+    }
+
+    // _HeuristicAgent._melds: own table groups plus `extra`, sorted as Python sorts tuples.
+    std::vector<Group> melds(const std::vector<Group>& extra = {}) const {
+        std::vector<Group> own;
+        own.reserve(view.table[view.seat].size() + extra.size());
+        for (const TableGroup& g : view.table[view.seat]) own.push_back(Group{g.type, g.cards});
+        own.insert(own.end(), extra.begin(), extra.end());
+        std::stable_sort(own.begin(), own.end());
+        return own;
+    }
+
+    // _HeuristicAgent._discard_cost
+    double discard_cost(int k, const Counts& live) const {
+        if (P.safety == 0.0) return 0.0;
+        double cost = 0.0;
+        if (live[k] >= 2) cost += P.safety;  // two unseen copies: someone may 碰 it
+        bool seen_discarded = false;
+        for (const auto& d : view.discards)
+            if (std::find(d.begin(), d.end(), k) != d.end()) seen_discarded = true;
+        if (!seen_discarded) cost += 0.5 * P.safety;  // a 生张 may feed the next player's 吃
+        return cost;
+    }
+
+    // _HeuristicAgent._best_discard -> (action, value)
+    std::pair<int, double> best_discard(const Counts& hand, const Counts& live, double w,
+                                        const std::vector<int>& legal,
+                                        const std::vector<Group>& melds) {
+        struct Scored { double v; int a; Counts h; };
+        std::vector<Scored> scored;
+        scored.reserve(legal.size());
+        for (int a : legal) {
+            if (a < 0 || a >= NUM_KINDS)
+                throw std::invalid_argument("a discard option must be a card kind 0..19, got " +
+                                            std::to_string(a));
+            Counts h = hand;
+            h[a] -= 1;
+            scored.push_back({value(h, live, w) - discard_cost(a, live), a, h});
+        }
+        if (P.wait_weight != 0.0) {
+            // exact waits only for the structurally best few (scored.sort(key=lambda x: -x[0]))
+            std::stable_sort(scored.begin(), scored.end(),
+                             [](const Scored& x, const Scored& y) { return -x.v < -y.v; });
+            for (size_t i = 0; i < scored.size() && i < 3; ++i)
+                scored[i].v = scored[i].v + waits(scored[i].h, melds, live);
+        }
+        // sorted(scored, key=lambda x: x[1])
+        std::stable_sort(scored.begin(), scored.end(),
+                         [](const Scored& x, const Scored& y) { return x.a < y.a; });
+        int best_a = legal.at(0);
+        double best_v = NEG_INF;
+        for (const Scored& s : scored)
+            if (s.v > best_v + 1e-9) {
+                best_a = s.a;
+                best_v = s.v;
+            }
+        return {best_a, best_v};
+    }
+
+    // _HeuristicAgent._owes_after
+    bool owes_after() const {
+        int table_cards = 0, n = 0;
+        for (const TableGroup& g : view.table[view.seat]) {
+            table_cards += g.hidden ? 3 : int(g.cards.size());
+            if (g.type == G_PAO || g.type == G_TI) ++n;
+        }
+        int held = 0;
+        for (int x : view.hand) held += x;
+        return held + view.wang + table_cards + 1 > discard_target(n);  // 王 count (R-WANG-3)
+    }
+
+    // _HeuristicAgent._after_take
+    double after_take(const Counts& hand, const Counts& live, double w,
+                      const std::vector<Group>& melds) {
+        bool loose = false;
+        for (int x : hand) loose = loose || (0 < x && x < 3);
+        if (owes_after() && loose) {
+            std::vector<int> options;
+            for (int k = 0; k < NUM_KINDS; ++k)
+                if (0 < hand[k] && hand[k] < 3) options.push_back(k);
+            return best_discard(hand, live, w, options, melds).second;
+        }
+        return value(hand, live, w) + waits(hand, melds, live);
+    }
+
+    // _HeuristicAgent._complete_bi: greedy 比 completion, the group that keeps the most value
+    // at each step. Returns the gain (-inf when stuck); `h` and `groups` as Python's.
+    double complete_bi(Counts& h, int c, const Counts& live, double w, std::vector<Group>& groups) {
+        double gained = 0.0;
+        while (h[c] > 0) {
+            bool found = false;
+            double best_v = 0.0;
+            Counts best_rest{};
+            int best_g = -1;
+            for (int a : GROUPS_WITH[c]) {
+                const auto& cards = CHI_GROUPS[a - GROUP_BASE];
+                Counts need{};
+                for (int k : cards) need[k] += 1;
+                bool skip = false;
+                for (int k : cards)
+                    if (h[k] < need[k] || h[k] >= 3) skip = true;
+                if (skip) continue;
+                Counts rest, use;
+                for (int k = 0; k < NUM_KINDS; ++k) {
+                    rest[k] = h[k] - need[k];
+                    use[k] = rest[k] < 3 ? rest[k] : 0;
+                }
+                if (!bi_completable(use, c, false)) continue;
+                double v = value(rest, live, w) + 10.0 + w * sequence_huxi(cards);
+                if (!found || v > best_v) {
+                    found = true;
+                    best_v = v;
+                    best_rest = rest;
+                    best_g = a;
+                }
+            }
+            if (!found) return NEG_INF;
+            h = best_rest;
+            const auto& cards = CHI_GROUPS[best_g - GROUP_BASE];
+            groups.push_back(Group{G_CHI, {cards[0], cards[1], cards[2]}});
+            gained += 10.0 + w * sequence_huxi(cards);
+        }
+        return gained;
+    }
+
+    // _HeuristicAgent._claim
+    int claim(const std::vector<int>& legal) {
+        if (!view.has_offer) throw std::invalid_argument("a claim decision needs a card on offer");
+        const int c = view.offer_kind;
+        if (c < 0 || c >= NUM_KINDS)
+            throw std::invalid_argument("a claimed card must be a kind 0..19, got " +
+                                        std::to_string(c));
+        const Counts lv = live();
+        const double w = w_huxi();
+        int best_a = PASS;
+        double best_v = value(view.hand, lv, w) + waits(view.hand, melds(), lv);
+        for (int a : legal) {
+            double v;
+            if (a == PENG) {
+                Counts h = view.hand;
+                h[c] -= 2;
+                const auto ms = melds({Group{G_PENG, {c, c, c}}});
+                v = after_take(h, lv, w, ms) + 10.0 + w * (c >= 10 ? 3 : 1) +
+                    (lv[c] ? 1.5 : 0.0);
+            } else if (a >= GROUP_BASE && a < GROUP_BASE + NUM_GROUPS) {
+                const auto& g = CHI_GROUPS[a - GROUP_BASE];
+                std::vector<int> cards(g.begin(), g.end());
+                auto it = std::find(cards.begin(), cards.end(), c);
+                if (it == cards.end())
+                    throw std::invalid_argument("a 吃 group must hold the card on offer");
+                cards.erase(it);
+                Counts h = view.hand;
+                for (int k : cards) h[k] -= 1;
+                std::vector<Group> bis;
+                const double gained = complete_bi(h, c, lv, w, bis);
+                if (gained == NEG_INF) continue;
+                std::vector<Group> extra{Group{G_CHI, {g[0], g[1], g[2]}}};
+                extra.insert(extra.end(), bis.begin(), bis.end());
+                const auto ms = melds(extra);
+                v = after_take(h, lv, w, ms) + gained + 10.0 + w * sequence_huxi(g);
+            } else {
+                continue;
+            }
+            if (v > best_v + 1e-9) {
+                best_a = a;
+                best_v = v;
+            }
+        }
+        return best_a;
+    }
+
+    // _HeuristicAgent._bi
+    int bi(const std::vector<int>& legal) {
+        const Counts lv = live();
+        const double w = w_huxi();
+        int best_a = legal.at(0);
+        double best_v = NEG_INF;
+        for (int a : legal) {
+            if (!(a >= GROUP_BASE && a < GROUP_BASE + NUM_GROUPS)) continue;
+            const auto& g = CHI_GROUPS[a - GROUP_BASE];
+            Counts h = view.hand;
+            for (int k : g) h[k] -= 1;
+            double v = value(h, lv, w) + w * sequence_huxi(g);
+            if (v > best_v) {
+                best_a = a;
+                best_v = v;
+            }
+        }
+        return best_a;
+    }
+
+    // _HeuristicAgent.act
+    int act() {
+        const std::vector<int>& legal = view.legal;
+        table_red = 0;
+        for (const TableGroup& g : view.table[view.seat])
+            if (!g.hidden)
+                for (int k : g.cards)
+                    if (is_red(k)) ++table_red;
+        if (std::find(legal.begin(), legal.end(), HU) != legal.end()) return HU;
+        if (legal.empty()) throw std::invalid_argument("the view has no legal action to choose");
+        if (view.decision == D_DISCARD) {
+            const Counts lv = live();
+            return best_discard(view.hand, lv, w_huxi(), legal, melds()).first;
+        }
+        if (view.decision == D_CLAIM) return claim(legal);
+        if (view.decision == D_BI) return bi(legal);
+        return legal[0];
+    }
+};
+
+// What the Python code would index out of range or cannot mean: refused before any work.
+void check_view(const View& v) {
+    auto bad = [](const std::string& what) { throw std::invalid_argument("malformed view: " + what); };
+    if (v.seat < 0 || v.seat >= NUM_SEATS) bad("seat must be 0..2");
+    for (int k = 0; k < NUM_KINDS; ++k)
+        if (v.hand[k] < 0 || v.hand[k] > COPIES) bad("hand counts must be 0..4");
+    for (const auto& groups : v.table)
+        for (const TableGroup& g : groups) {
+            if (int(g.type) >= int(G_NUM_TYPES)) bad("unknown group type");
+            if (!g.hidden && g.cards.size() > 4) bad("a table group has at most 4 cards");
+            for (int k : g.cards)
+                if (k < 0 || k >= NUM_KINDS) bad("table cards must be kinds 0..19");
+        }
+    for (const TableGroup& g : v.table[v.seat])
+        if (g.hidden) bad("the seat's own table groups are never hidden");
+    for (const auto& d : v.discards)
+        for (int k : d)
+            if (k < 0 || k >= NUM_KINDS) bad("discarded cards must be kinds 0..19");
+    if (v.has_offer) {
+        if (v.offer_kind < 0 || v.offer_kind > WANG) bad("the offered card must be a kind 0..20");
+        if (v.offer_source < S_DRAW || v.offer_source > S_LIANG) bad("unknown offer source");
+        if (v.offer_kind == WANG && v.offer_source != S_LIANG && v.decision != D_HU &&
+            v.decision != D_TIANHU)
+            bad("a 王 on offer outside a HU decision");
+    }
+    for (int a : v.legal)
+        if (a < 0 || a >= NUM_ACTIONS) bad("legal actions must be ids 0..60");
+    if (v.wang < 0 || v.wang > 2 || v.jokers < 0 || v.jokers > 2) bad("王 counts must be 0..2");
+    for (int x : v.wang_shown)
+        if (x < 0 || x > 2) bad("王 shown must be 0..2");
+}
+
+int decide(const Params& p, const View& v, const Rules& rules) {
+    check_view(v);
+    Memos& m = memos();
+    Agent agent(p, v, rules, m);
+    agent.rules_idx = rules_index(rules, m);
+    return agent.act();
+}
+
+}  // namespace
+
+int greedy_action(const View& v, const Rules& rules) { return decide(GREEDY, v, rules); }
+int expert_action(const View& v, const Rules& rules) { return decide(EXPERT, v, rules); }
+
+void clear_bot_caches() { g_generation.fetch_add(1, std::memory_order_relaxed); }
+
+}  // namespace phz
