@@ -11,6 +11,7 @@
 
 #include <array>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -439,8 +440,8 @@ void bind_engine(py::module_& m) {
 
     py::class_<VectorGame>(m, "VectorGame", "Many hands stepped per call (paohuzi_env.fast.VectorGame).")
         .def(py::init([](int n, py::handle rules, uint64_t seed, const std::string& reward) {
-                 if (n <= 0 || n > (1 << 24))
-                     throw py::value_error("num_hands must be in 1..16777216, got " + std::to_string(n));
+                 if (n <= 0 || n > (1 << 20))
+                     throw py::value_error("num_hands must be in 1..1048576, got " + std::to_string(n));
                  const RewardMode mode = reward_from(reward);
                  auto r = rules_ptr_from(rules);
                  py::gil_scoped_release nogil;
@@ -467,6 +468,7 @@ void bind_engine(py::module_& m) {
                 int64_t* dc = dec.is_none() ? nullptr
                                             : checked<int64_t>(dec, "decision", 'i', {n}, true, "int64");
                 py::gil_scoped_release nogil;
+                std::lock_guard<std::mutex> lock(vg.mutex());
                 vg.observe(o, mk, st, dc);
             },
             py::arg("obs"), py::arg("mask"), py::arg("seat"), py::arg("decision"))
@@ -477,6 +479,11 @@ void bind_engine(py::module_& m) {
                 const int64_t* a = checked<int64_t>(actions, "actions", 'i', {n}, false, "int64");
                 float* rw = checked<float>(rewards, "rewards", 'f', {n, 3}, true, "float32");
                 uint8_t* dn = checked<uint8_t>(done, "done", 'b', {n}, true, "bool");
+                std::unique_lock<std::mutex> lock(vg.mutex(), std::defer_lock);
+                {
+                    py::gil_scoped_release nogil;
+                    lock.lock();
+                }
                 const int bad = vg.first_illegal(a);
                 if (bad >= 0) {
                     const Game& g = vg.hand(bad);
@@ -490,6 +497,7 @@ void bind_engine(py::module_& m) {
                 }
                 py::gil_scoped_release nogil;
                 vg.step(a, rw, dn);
+                lock.unlock();
             },
             py::arg("actions"), py::arg("rewards"), py::arg("done"))
         .def(
@@ -500,6 +508,7 @@ void bind_engine(py::module_& m) {
                     throw py::value_error("the compiled bots are not part of this build");
                 int64_t* o = checked<int64_t>(out, "out", 'i', {vg.size()}, true, "int64");
                 py::gil_scoped_release nogil;
+                std::lock_guard<std::mutex> lock(vg.mutex());
                 vg.actions_of(p, o);
             },
             py::arg("policy"), py::arg("out"))
@@ -508,6 +517,7 @@ void bind_engine(py::module_& m) {
             [](VectorGame& vg, py::handle out) {
                 float* o = checked<float>(out, "out", 'f', {vg.size(), vg.state_size()}, true, "float32");
                 py::gil_scoped_release nogil;
+                std::lock_guard<std::mutex> lock(vg.mutex());
                 vg.state(o);
             },
             py::arg("out"))
@@ -519,19 +529,31 @@ void bind_engine(py::module_& m) {
                     throw py::value_error("the compiled bots are not part of this build");
                 float* o = checked<float>(out, "out", 'f', {vg.size(), 3}, true, "float32");
                 py::gil_scoped_release nogil;
+                std::lock_guard<std::mutex> lock(vg.mutex());
                 vg.playout_all(p, seed, o);
             },
             py::arg("policy"), py::arg("seed"), py::arg("out"))
         .def("clone", [](const VectorGame& vg) {
             py::gil_scoped_release nogil;
+            std::lock_guard<std::mutex> lock(vg.mutex());
             return new VectorGame(vg);
         })
         .def("hand", [](const VectorGame& vg, int i) {
             if (i < 0 || i >= vg.size()) throw py::index_error("hand index out of range");
+            std::unique_lock<std::mutex> lock(vg.mutex(), std::defer_lock);
+            {
+                py::gil_scoped_release nogil;
+                lock.lock();
+            }
             return Game(vg.hand(i));
         }, py::arg("i"))
         .def("set_hand", [](VectorGame& vg, int i, const Game& g, uint64_t deal) {
             if (i < 0 || i >= vg.size()) throw py::index_error("hand index out of range");
+            std::unique_lock<std::mutex> lock(vg.mutex(), std::defer_lock);
+            {
+                py::gil_scoped_release nogil;
+                lock.lock();
+            }
             try {
                 vg.set_hand(i, g, deal);
             } catch (const std::invalid_argument& e) {
@@ -540,10 +562,20 @@ void bind_engine(py::module_& m) {
         }, py::arg("i"), py::arg("game"), py::arg("deal"))
         .def("deal_index", [](const VectorGame& vg, int i) {
             if (i < 0 || i >= vg.size()) throw py::index_error("hand index out of range");
+            std::unique_lock<std::mutex> lock(vg.mutex(), std::defer_lock);
+            {
+                py::gil_scoped_release nogil;
+                lock.lock();
+            }
             return vg.deal_index(i);
         }, py::arg("i"))
         .def("last_hand", [](const VectorGame& vg, int i) -> py::object {
             if (i < 0 || i >= vg.size()) throw py::index_error("hand index out of range");
+            std::unique_lock<std::mutex> lock(vg.mutex(), std::defer_lock);
+            {
+                py::gil_scoped_release nogil;
+                lock.lock();
+            }
             if (!vg.has_last(i)) return py::none();
             return py::make_tuple(py::cast(Game(vg.last_hand(i))), vg.last_deal_index(i));
         }, py::arg("i"), "(the last finished hand of slot i, its deal number), or None.");

@@ -122,14 +122,15 @@ Game VectorGame::fresh(uint64_t* deal) {
     }
 }
 
-void VectorGame::observe(float* obs, int8_t* mask, int64_t* seat, int64_t* decision) {
+void VectorGame::observe(float* obs, int8_t* mask, int64_t* seat, int64_t* decision) const {
     const int n = size(), no = obs_size();
+    View view;
     for (int i = 0; i < n; ++i) {
         const Game& g = games_[i];
         const int s = g.current_player();
         if (obs) {
-            g.fill_view(s, view_scratch_);
-            encode(view_scratch_, obs + size_t(i) * no);
+            g.fill_view(s, view);
+            encode(view, obs + size_t(i) * no);
         }
         if (mask) {
             int8_t* m = mask + size_t(i) * NUM_ACTIONS;
@@ -167,15 +168,17 @@ void VectorGame::step(const int64_t* actions, float* rewards, uint8_t* done) {
     }
 }
 
-void VectorGame::actions_of(Policy p, int64_t* out) {
+void VectorGame::actions_of(Policy p, int64_t* out) const {
+    View view;
     for (int i = 0; i < size(); ++i)
-        out[i] = policy_action(games_[i], p, seed_, deal_[i], &view_scratch_);
+        out[i] = policy_action(games_[i], p, seed_, deal_[i], &view);
 }
 
-void VectorGame::state(float* out) {
+void VectorGame::state(float* out) const {
     const int ns = state_size();
+    View view;
     for (int i = 0; i < size(); ++i)
-        encode_state(games_[i], games_[i].current_player(), out + size_t(i) * ns, &view_scratch_);
+        encode_state(games_[i], games_[i].current_player(), out + size_t(i) * ns, &view);
 }
 
 void VectorGame::playout_all(Policy policy, uint64_t seed, float* rewards) const {

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -68,13 +69,13 @@ public:
 
     // Any pointer may be null (that output is skipped). obs: (n, obs_size), mask: (n, 61),
     // seat/decision: (n,).
-    void observe(float* obs, int8_t* mask, int64_t* seat, int64_t* decision);
+    void observe(float* obs, int8_t* mask, int64_t* seat, int64_t* decision) const;
     // The first hand whose action is illegal, or -1.
     int first_illegal(const int64_t* actions) const;
     // Apply one action per hand (all legal: check first_illegal). rewards: (n, 3), done: (n,).
     void step(const int64_t* actions, float* rewards, uint8_t* done);
-    void actions_of(Policy p, int64_t* out);  // random / greedy / expert action per hand
-    void state(float* out);                   // (n, state_size), relative to the acting seat
+    void actions_of(Policy p, int64_t* out) const;  // random / greedy / expert action per hand
+    void state(float* out) const;                 // (n, state_size), relative to the acting seat
     // Play a copy of every hand to its end with `policy`; rewards (n, 3). The hands stay as
     // they are.
     void playout_all(Policy policy, uint64_t seed, float* rewards) const;
@@ -90,6 +91,9 @@ public:
     uint64_t deals_dealt() const { return next_deal_; }
     uint64_t skipped_deals() const { return skipped_; }
     uint64_t hands_finished() const { return finished_; }
+    // The binding holds this while it works on the hands (the GIL is released then), so calls
+    // from several Python threads on one VectorGame are serialised. A copy gets its own.
+    std::mutex& mutex() const { return *lock_.m; }
 
 private:
     Game fresh(uint64_t* deal);
@@ -103,7 +107,13 @@ private:
     std::vector<uint64_t> last_deal_;
     uint64_t next_deal_ = 0, skipped_ = 0, finished_ = 0;
     std::vector<int> deck_scratch_;
-    View view_scratch_;
+    struct Lock {
+        std::unique_ptr<std::mutex> m{new std::mutex};
+        Lock() = default;
+        Lock(const Lock&) : m(new std::mutex) {}
+        Lock& operator=(const Lock&) { return *this; }
+    };
+    mutable Lock lock_;
 };
 
 }  // namespace phz
