@@ -46,3 +46,7 @@ def _register() -> None:
 
 
 _register()
+
+# The compiled core, when built (paohuzi_env.fast); without it, one warning here and every
+# backend="auto" runs on the Python engine (paohuzi_env.backend).
+from . import fast as _fast_backend  # noqa: E402,F401

@@ -37,7 +37,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, action_name
-from .engine import Game
+from .backend import game_class, resolve_backend
 from .observation import encode, obs_size, obs_version
 from .render import render_text
 from .rewards import REWARD_MODES, reward_of
@@ -62,6 +62,9 @@ class raw_env(AECEnv):
         render_mode: None, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
         reward: ``"score"``, ``"win"`` or ``"normalized"``.
         dealer: a fixed dealer seat, or None to draw it from the seed.
+        backend: ``"auto"`` (default: the compiled core when built), ``"fast"`` or
+            ``"python"``; None reads ``$PAOHUZI_BACKEND`` (:mod:`paohuzi_env.backend`). Both
+            give the same observations, masks, rewards and events for the same seed.
     """
 
     metadata = {
@@ -77,9 +80,12 @@ class raw_env(AECEnv):
         render_mode: str | None = None,
         reward: str = "score",
         dealer: int | None = None,
+        backend: str | None = None,
     ) -> None:
         super().__init__()
         self.rules = as_rules(rules)
+        self.backend = resolve_backend(backend)
+        self._game_cls: Any = game_class(self.backend)
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         if reward not in REWARD_MODES:
@@ -100,7 +106,7 @@ class raw_env(AECEnv):
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.state_space = spaces.Box(0.0, 1.0, (state_size(self.rules),), np.float32)
         self.obs_version = obs_version(self.rules)
-        self.game: Game | None = None
+        self.game: Any = None  # an engine.Game, or a fast.Game (same surface)
         self._np_random: np.random.Generator | None = None
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
@@ -134,7 +140,8 @@ class raw_env(AECEnv):
             rng = self._np_random = np.random.default_rng(seed)
         deal_seed = int(rng.integers(2**63))
         dealer = options.get("dealer", self.fixed_dealer)
-        self.game = Game(self.rules, deck=options.get("deck"), dealer=dealer, seed=deal_seed)
+        self.game = self._game_cls(self.rules, deck=options.get("deck"), dealer=dealer,
+                                   seed=deal_seed)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -194,6 +201,8 @@ class raw_env(AECEnv):
         g = self.game
         assert g is not None, "call reset() first"
         seat = self.possible_agents.index(agent)
+        if self.backend == "fast":  # the same floats, encoded in C++
+            return {"observation": g.observation(seat), "action_mask": g.action_mask(seat)}
         obs = encode(g.view(seat))
         if g.current_player == seat and not g.done:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -211,7 +220,10 @@ class raw_env(AECEnv):
         """
         g = self.game
         assert g is not None, "call reset() first"
-        return encode_state(g, self.possible_agents.index(self.agent_selection))
+        seat = self.possible_agents.index(self.agent_selection)
+        if self.backend == "fast":
+            return g.state(seat)
+        return encode_state(g, seat)
 
     def render(self) -> str | None:
         if self.render_mode is None:

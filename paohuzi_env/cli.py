@@ -69,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seed", type=int, default=0)
     pl.add_argument("--hands", type=int, default=None, help="stop after this many hands")
     pl.add_argument("--records", default="paohuzi-records", help="folder for hand records")
+    pl.add_argument("--backend", choices=("auto", "fast", "python"), default=None,
+                    help="engine: auto (default, or $PAOHUZI_BACKEND), fast or python")
     pl.set_defaults(func=cmd_play)
     r = sub.add_parser("play-random", help="play one hand with random legal moves and print it")
     r.add_argument("--seed", type=int, default=0)
@@ -84,7 +86,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     rules = get_rules(args.rules)
     for spec in args.opponents:
         make_agent(spec, seed=0, rules=rules)  # a bad spec fails before the first hand
-    play(tuple(args.opponents), rules, seed=args.seed, hands=args.hands, records=args.records)
+    play(tuple(args.opponents), rules, seed=args.seed, hands=args.hands, records=args.records,
+         backend=args.backend)
     return 0
 
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .actions import action_name
 from .agents import make_agent
-from .engine import Game, next_dealer
+from .backend import game_class
+from .engine import next_dealer
 from .groups import group_huxi
 from .render import describe_events, render_text
 from .rules import as_rules
@@ -46,7 +48,7 @@ class Quit(Exception):
     """The player asked to stop."""
 
 
-def _ask(game: Game, seat: int, read: Callable[[str], str], write: Callable[[str], None]) -> int:
+def _ask(game: Any, seat: int, read: Callable[[str], str], write: Callable[[str], None]) -> int:
     legal = game.legal_actions()
     choices = {str(i + 1): a for i, a in enumerate(legal)}
     menu = "  ".join(f"[{i}] {action_name(a, game.decision)}" for i, a in
@@ -69,9 +71,12 @@ def play(
     records: str | Path | None = "paohuzi-records",
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
+    backend: str | None = None,
 ) -> int:
-    """Play hands until ``hands`` are done or the player quits; returns the running total."""
+    """Play hands until ``hands`` are done or the player quits; returns the running total.
+    ``backend``: ``auto`` | ``fast`` | ``python`` (:mod:`paohuzi_env.backend`)."""
     rules = as_rules(rules)
+    game_cls = game_class(backend)
     ss = np.random.SeedSequence(seed)
     you = 0
     total = 0
@@ -84,7 +89,7 @@ def play(
     try:
         while hands is None or n < hands:
             deal_ss, bot_ss = ss.spawn(2)
-            game = Game(rules, dealer=dealer, seed=deal_ss)
+            game = game_cls(rules, dealer=dealer, seed=deal_ss)
             bots = {s: make_agent(opponents[i], seed=b, rules=rules)
                     for i, (s, b) in enumerate(zip((1, 2), bot_ss.spawn(2)))}
             write(f"\n===== 第 {n + 1} 局  ({rules.name}, 庄家 座{game.dealer}) =====")

@@ -17,7 +17,7 @@ import numpy as np
 
 from .actions import NUM_ACTIONS
 from .aec_env import raw_env
-from .agents import Agent, make_agent
+from .agents import Agent, ExpertAgent, GreedyAgent, make_agent
 from .observation import obs_size
 from .rules import Rules
 
@@ -27,6 +27,9 @@ Policy = Callable[[dict[str, np.ndarray]], int]
 Opponent = Agent | str | Policy
 """An :class:`~paohuzi_env.agents.Agent`, an agent spec string, or a :data:`Policy`."""
 
+
+# The project's bots whose compiled port (paohuzi_env/_core/bots.cpp) decides identically.
+_COMPILED: dict[type, str] = {ExpertAgent: "expert_action", GreedyAgent: "greedy_action"}
 
 _ALLOWED = (
     "opponents must be an Agent, an agent spec string (e.g. 'expert', 'checkpoint:PATH'), a "
@@ -72,6 +75,9 @@ class SingleAgentEnv(gym.Env):
         reward: ``score`` | ``win`` | ``normalized`` (see :mod:`paohuzi_env.aec_env`).
         seed: seeds the opponents (once, here) and the deals of the first ``reset``;
             ``reset(seed=...)`` reseeds the deals only.
+        backend: ``"auto"`` | ``"fast"`` | ``"python"`` (see :mod:`paohuzi_env.backend`). On the
+            fast backend the project's ``greedy`` and ``expert`` opponents decide in the
+            compiled core (the same choices as the Python bots).
 
     Raises:
         ValueError: for a bad ``seat`` or ``opponents`` (naming what is allowed), or an
@@ -87,10 +93,11 @@ class SingleAgentEnv(gym.Env):
         rules: str | Rules = "huaihua",
         reward: str = "normalized",
         seed: int | None = None,
+        backend: str | None = None,
     ) -> None:
         if seat is not None and seat not in (0, 1, 2):
             raise ValueError(f"seat must be None or 0, 1, 2, got {seat!r}")
-        self.aec = raw_env(rules=rules, reward=reward)
+        self.aec = raw_env(rules=rules, reward=reward, backend=backend)
         seeds = np.random.SeedSequence(seed).spawn(2)
         if opponents is None:
             opponents = [RandomPolicy(s) for s in seeds]
@@ -171,7 +178,10 @@ class SingleAgentEnv(gym.Env):
                 return obs["observation"], 0.0, False
             seat = env.possible_agents.index(agent)
             policy = self.opponents[0 if seat == (self.seat + 1) % 3 else 1]
-            if isinstance(policy, Agent):
+            compiled = _COMPILED.get(type(policy)) if env.backend == "fast" else None
+            if compiled is not None:  # the same bot, decided in C++
+                env.step(getattr(g, compiled)())
+            elif isinstance(policy, Agent):
                 env.step(policy(g.view(seat)))
             else:
                 env.step(policy(env.observe(agent)))

@@ -27,7 +27,7 @@ from multiprocessing import get_context
 import numpy as np
 
 from paohuzi_env.agents import make_agent
-from paohuzi_env.engine import Game
+from paohuzi_env.backend import BACKENDS, game_class, resolve_backend
 from paohuzi_env.rules import as_rules, get_rules, preset_names
 
 
@@ -48,20 +48,30 @@ def _seed_of(seed: int, *keys: int) -> np.random.SeedSequence:
     return np.random.SeedSequence([seed, *keys])
 
 
-def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, rules) -> list[GameRow]:
-    """The three rotations of one deal."""
+# Bots whose compiled port decides identically (paohuzi_env/_core/bots.cpp): on the fast
+# backend they are asked in C++, with no PlayerView built.
+_COMPILED = {"expert": "expert_action", "greedy": "greedy_action"}
+
+
+def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, rules,
+              backend: str = "python") -> list[GameRow]:
+    """The three rotations of one deal (``backend``: ``fast`` or ``python``; the same rows)."""
     rules = as_rules(rules)
-    base = Game(rules, seed=_seed_of(seed, deal))
+    game_cls = game_class(backend)
+    base = game_cls(rules, seed=_seed_of(seed, deal))
     rows = []
     for rot in range(3):
-        game = Game(rules, deck=base.deck, dealer=base.dealer)
+        game = game_cls(rules, deck=base.deck, dealer=base.dealer)
         specs = {rot: candidate, (rot + 1) % 3: opponents[0], (rot + 2) % 3: opponents[1]}
-        agents = {s: make_agent(specs[s], seed=_seed_of(seed, deal, rot, s), rules=rules)
+        fast = backend == "fast"
+        agents = {s: (_COMPILED[specs[s]] if fast and specs[s] in _COMPILED else
+                      make_agent(specs[s], seed=_seed_of(seed, deal, rot, s), rules=rules))
                   for s in range(3)}
         while not game.done:
             s = game.current_player
             assert s is not None
-            game.step(agents[s](game.view(s)))
+            agent = agents[s]
+            game.step(getattr(game, agent)() if isinstance(agent, str) else agent(game.view(s)))
         r = game.result
         assert r is not None
         rows.append(GameRow(deal, rot, r.scores[rot], r.winner == rot, r.winner is not None,
@@ -70,10 +80,10 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
 
 
 def _work(args) -> list[GameRow]:
-    candidate, opponents, deals, seed, rules = args
+    candidate, opponents, deals, seed, rules, backend = args
     out: list[GameRow] = []
     for d in deals:
-        out.extend(play_deal(candidate, opponents, d, seed, rules))
+        out.extend(play_deal(candidate, opponents, d, seed, rules, backend))
     return out
 
 
@@ -130,7 +140,7 @@ def summarise(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str],
 
 def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals: int = 1000,
              seed: int = 0, rules="huaihua", workers: int | None = None,
-             progress: bool = True, mp_context: str = "fork") -> dict:
+             progress: bool = True, mp_context: str = "fork", backend: str | None = None) -> dict:
     """Duplicate-deal evaluation of ``candidate`` against ``opponents``.
 
     Args:
@@ -143,6 +153,8 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
         progress: show a progress bar.
         mp_context: ``fork`` (default; works from any script) or ``spawn`` (for processes
             that already run torch threads, like the trainer).
+        backend: ``auto`` (default: the compiled core when built), ``fast`` or ``python``; the
+            numbers do not depend on it (:mod:`paohuzi_env.backend`).
 
     Returns:
         The summary dict of :func:`summarise`, plus ``rows`` (per game).
@@ -159,7 +171,8 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
     rules = as_rules(rules)
     workers = workers or os.cpu_count() or 1
     chunk = max(1, min(25, deals // (4 * workers) or 1))
-    jobs = [(candidate, opponents, list(range(i, min(deals, i + chunk))), seed, rules)
+    backend = resolve_backend(backend)
+    jobs = [(candidate, opponents, list(range(i, min(deals, i + chunk))), seed, rules, backend)
             for i in range(0, deals, chunk)]
     start = time.perf_counter()
     rows: list[GameRow] = []
@@ -189,7 +202,7 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
 
 
 def league(agents: Sequence[str], *, deals: int = 200, seed: int = 0, rules="huaihua",
-           workers: int | None = None, progress: bool = True) -> dict:
+           workers: int | None = None, progress: bool = True, backend: str | None = None) -> dict:
     """Round robin: every agent against every other (as candidate vs two copies), with
     OpenSkill Plackett–Luce ratings from each game's finishing order."""
     from openskill.models import PlackettLuce
@@ -204,7 +217,7 @@ def league(agents: Sequence[str], *, deals: int = 200, seed: int = 0, rules="hua
             if a == b:
                 continue
             res = evaluate(a, b, deals=deals, seed=seed, rules=rules, workers=workers,
-                           progress=progress)
+                           progress=progress, backend=backend)
             pairs[f"{a} vs {b}"] = {k: v for k, v in res.items() if k != "rows"}
             for r in res["rows"]:
                 seats = [a if s == r.rotation else b for s in range(3)]
@@ -263,12 +276,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--json", help="write the results to this JSON file")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--backend", choices=BACKENDS, default=None,
+                   help="engine: auto (default, or $PAOHUZI_BACKEND: the compiled core when built), "
+                        "fast or python; the numbers do not depend on it")
     a = p.parse_args(argv)
     try:
         rules = get_rules(a.rules)
         if a.league:
             res = league(a.league, deals=a.deals, seed=a.seed, rules=rules, workers=a.workers,
-                         progress=not a.no_progress)
+                         progress=not a.no_progress, backend=a.backend)
             print_table(list(res["matches"].values()))
             for r in res["ratings"]:
                 print(f"{r['agent']:<30} mu {r['mu']:7.2f}  sigma {r['sigma']:5.2f}  "
@@ -279,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
                 p.error("give a candidate agent spec, or --league")
             opp = a.vs if len(a.vs) == 2 else [a.vs[0], a.vs[0]]
             res = evaluate(a.candidate, opp, deals=a.deals, seed=a.seed, rules=rules,
-                           workers=a.workers, progress=not a.no_progress)
+                           workers=a.workers, progress=not a.no_progress, backend=a.backend)
             res.pop("rows")
             print_table([res])
             out = res
