@@ -76,25 +76,87 @@ inline int sequence_huxi(const std::array<int, 3>& g) { return sequence_huxi(g[0
 // clear_bot_caches() bumps the generation; each thread drops its memos when it sees a new one.
 std::atomic<uint64_t> g_generation{0};
 
-struct StructKey {
-    uint64_t packed, live, w, edge;  // w and edge as their double bits
-    bool operator==(const StructKey& o) const {
-        return packed == o.packed && live == o.live && w == o.w && edge == o.edge;
+// _structure's memo: an open-addressing table keyed on (packed, live, parameters), the
+// parameters (w_huxi, edge_penalty) as a small index kept in the key's top bits.
+class StructMemo {
+public:
+    // The index of (w_huxi, edge_penalty); the table starts again when a 16th pair comes.
+    uint64_t params(double w, double edge) {
+        const uint64_t wb = dbits(w), eb = dbits(edge);
+        for (size_t n = 0; n < params_.size(); ++n)
+            if (params_[n].first == wb && params_[n].second == eb) return uint64_t(n) << 60;
+        if (params_.size() == 15) clear();
+        params_.emplace_back(wb, eb);
+        return uint64_t(params_.size() - 1) << 60;
     }
-};
-struct StructHash {
-    size_t operator()(const StructKey& k) const {
-        uint64_t h = k.packed * 0x9E3779B97F4A7C15ull;
-        h ^= (k.live + 0x7F4A7C159E3779B9ull + (h << 6) + (h >> 2));
-        h ^= (k.w * 0xC2B2AE3D27D4EB4Full) + (h << 6) + (h >> 2);
-        h ^= (k.edge * 0x165667B19E3779F9ull) + (h << 6) + (h >> 2);
-        return size_t(h ^ (h >> 29));
+    // key_a: packed | params index << 60 (never 0: packed is not 0 here)
+    const double* find(uint64_t key_a, uint64_t live) const {
+        if (slots_.empty()) return nullptr;
+        for (size_t i = index(key_a, live);; i = (i + 1) & (slots_.size() - 1)) {
+            const Slot& s = slots_[i];
+            if (s.a == 0) return nullptr;
+            if (s.a == key_a && s.b == live) return &s.v;
+        }
+    }
+    void insert(uint64_t key_a, uint64_t live, double v) {
+        if ((size_ + 1) * 2 > slots_.size()) {
+            if (slots_.size() >= MAX_SLOTS) {
+                std::fill(slots_.begin(), slots_.end(), Slot{0, 0, 0.0});
+                size_ = 0;
+            } else {
+                grow();
+            }
+        }
+        for (size_t i = index(key_a, live);; i = (i + 1) & (slots_.size() - 1)) {
+            Slot& s = slots_[i];
+            if (s.a == 0) {
+                s = Slot{key_a, live, v};
+                ++size_;
+                return;
+            }
+            if (s.a == key_a && s.b == live) return;
+        }
+    }
+    void clear() {
+        slots_.clear();
+        slots_.shrink_to_fit();
+        size_ = 0;
+        params_.clear();
+    }
+
+private:
+    struct Slot { uint64_t a, b; double v; };
+    static constexpr size_t MIN_SLOTS = size_t(1) << 14;
+    static constexpr size_t MAX_SLOTS = size_t(1) << 21;  // 48 MiB; then it starts again
+    std::vector<Slot> slots_;
+    size_t size_ = 0;
+    std::vector<std::pair<uint64_t, uint64_t>> params_;
+
+    static uint64_t dbits(double x) {
+        uint64_t u;
+        std::memcpy(&u, &x, sizeof u);
+        return u;
+    }
+    size_t index(uint64_t a, uint64_t b) const {
+        uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+        h ^= h >> 31;
+        h *= 0x94D049BB133111EBull;
+        h ^= h >> 29;
+        return size_t(h) & (slots_.size() - 1);
+    }
+    void grow() {
+        std::vector<Slot> old;
+        old.swap(slots_);
+        slots_.assign(old.empty() ? MIN_SLOTS : old.size() * 2, Slot{0, 0, 0.0});
+        size_ = 0;
+        for (const Slot& s : old)
+            if (s.a != 0) insert(s.a, s.b, s.v);
     }
 };
 
 struct Memos {
     uint64_t generation = 0;
-    std::unordered_map<StructKey, double, StructHash> structure;          // _structure's lru_cache
+    StructMemo structure;                                                    // _structure's lru_cache
     std::unordered_map<std::string, std::vector<std::pair<int, int>>> wins;  // _win_scores's
     std::vector<std::string> rules_keys;  // interned rule fingerprints (the memo key of `rules`)
 };
@@ -111,27 +173,18 @@ Memos& memos() {
     return m;
 }
 
-constexpr size_t STRUCT_MAX = size_t(1) << 21;  // entries kept before a memo is dropped
 constexpr size_t WINS_MAX = size_t(1) << 17;
-
-uint64_t dbits(double x) {
-    uint64_t u;
-    std::memcpy(&u, &x, sizeof u);
-    return u;
-}
 
 // ---------------------------------------------------------------------- valuation
 
 // heuristic._structure: best value of loose hand cards (no 坎) as groups, pairs, partials and
 // singles; `live` packs, per kind, how many copies may still arrive (0-4).
 double structure(uint64_t packed, uint64_t live, double w_huxi, double edge_penalty,
-                 std::unordered_map<StructKey, double, StructHash>& memo) {
+                 uint64_t params, StructMemo& memo) {
     if (packed == 0) return 0.0;
-    const StructKey key{packed, live, dbits(w_huxi), dbits(edge_penalty)};
-    auto found = memo.find(key);
-    if (found != memo.end()) return found->second;
+    if (const double* found = memo.find(packed | params, live)) return *found;
 
-    auto rec = [&](uint64_t p) { return structure(p, live, w_huxi, edge_penalty, memo); };
+    auto rec = [&](uint64_t p) { return structure(p, live, w_huxi, edge_penalty, params, memo); };
     const int i = __builtin_ctzll(packed) / BITS;
     const int c = get(packed, i);
     const uint64_t u = unit(i);
@@ -188,8 +241,7 @@ double structure(uint64_t packed, uint64_t live, double w_huxi, double edge_pena
         double v = 1.0 + 0.5 * std::min(partials[n].need, 6) + partials[n].bonus;
         best = std::max(best, v + rec(packed - u - unit(partials[n].j)));
     }
-    if (memo.size() >= STRUCT_MAX) memo.clear();
-    memo.emplace(key, best);
+    memo.insert(packed | params, live, best);
     return best;
 }
 
@@ -310,7 +362,8 @@ struct Agent {
             loose[k] = hand[k] < 3 ? hand[k] : 0;
             lv[k] = std::min(live[k], 4);
         }
-        double v = structure(pack(loose), pack(lv), w, P.edge_penalty, m.structure);
+        const uint64_t params = m.structure.params(w, P.edge_penalty);
+        double v = structure(pack(loose), pack(lv), w, P.edge_penalty, params, m.structure);
         for (int k = 0; k < NUM_KINDS; ++k)
             if (hand[k] >= 3)  // a 坎: complete, 3/6 huxi, a 提/跑 chance while the 4th is live
                 v += 10.0 + w * (k >= 10 ? 6 : 3) + (live[k] ? 2.0 : 0.0);
