@@ -17,6 +17,8 @@ run; ``-m slow`` runs 1,000,000 per family.
 from __future__ import annotations
 
 import itertools
+import multiprocessing as mp
+import os
 import random
 from collections import Counter
 
@@ -359,11 +361,15 @@ def _canonical(hand, melds, win):
 # ---- the differential run -------------------------------------------------------------------
 
 
+_KWS = {w: tuple(dict(zip(FLAG_NAMES, f), wang=w) for f in FLAGS) for w in (0, 1, 2)}
+
+
 def _run(family: str, n_holdings: int, seed: int, n_wang: int | None = None):
     """Evaluate ``n_holdings`` holdings x 32 flag combinations both ways; returns
     (evaluations, wins, names seen, 王吊 wins, mismatches)."""
     rng = random.Random(seed)
     variants = FAMILIES[family]
+    py_eval, c_eval, win_type = scoring.evaluate_counts, fast.evaluate_counts, scoring.Win
     calls = wins = diao = 0
     names: Counter = Counter()
     bad: list = []
@@ -378,14 +384,13 @@ def _run(family: str, n_holdings: int, seed: int, n_wang: int | None = None):
                 holding = _wang_holding(rng, n_wang)
         hand, melds, win, w = _canonical(*holding)
         rules = rng.choice(variants)
-        for flags in FLAGS:
-            kw = dict(zip(FLAG_NAMES, flags))
-            want = scoring.evaluate_counts(hand, melds, win, rules, wang=w, **kw)
-            got = fast.evaluate_counts(hand, melds, win, rules, wang=w, **kw)
+        for kw in _KWS[w]:
+            want = py_eval(hand, melds, win, rules, **kw)
+            got = c_eval(hand, melds, win, rules, **kw)
             calls += 1
-            if got != want or (want is not None and type(got) is not scoring.Win):
+            if got != want or (want is not None and type(got) is not win_type):
                 if len(bad) < 5:
-                    bad.append((hand, melds, win, w, rules.name, kw, want, got))
+                    bad.append((hand, melds, win, rules.name, kw, want, got))
                 continue
             if want is not None:
                 wins += 1
@@ -394,8 +399,33 @@ def _run(family: str, n_holdings: int, seed: int, n_wang: int | None = None):
     return calls, wins, names, diao, bad
 
 
+def _workers() -> int:
+    """2 processes where the machine has the cores and fork exists (the Python side dominates);
+    PAOHUZI_TEST_WORKERS overrides."""
+    env = os.environ.get("PAOHUZI_TEST_WORKERS")
+    if env:
+        return max(1, int(env))
+    if "fork" not in mp.get_all_start_methods():
+        return 1
+    return 2 if (os.cpu_count() or 1) >= 2 else 1
+
+
 def _check(family: str, n_holdings: int, seed: int, n_wang: int | None = None):
-    calls, wins, names, diao, bad = _run(family, n_holdings, seed, n_wang)
+    workers = _workers()
+    chunks = [
+        (family, n_holdings // workers + (j < n_holdings % workers), 1000 * seed + j, n_wang)
+        for j in range(workers)
+    ]
+    if workers == 1:
+        results = [_run(*chunks[0])]
+    else:
+        with mp.get_context("fork").Pool(workers) as pool:
+            results = pool.starmap(_run, chunks)
+    calls = sum(r[0] for r in results)
+    wins = sum(r[1] for r in results)
+    names = sum((r[2] for r in results), Counter())
+    diao = sum(r[3] for r in results)
+    bad = [b for r in results for b in r[4]]
     assert not bad, "\n".join(map(repr, bad))
     assert calls == n_holdings * len(FLAGS)
     # both winning and non-winning holdings
@@ -584,3 +614,17 @@ def test_argument_errors():
 def test_chi_malformed_input(fn, args):
     with pytest.raises(ValueError):
         getattr(fast, fn)(*args)
+
+
+def test_small_memo_tables_agree():
+    # The eviction paths (tables emptied between searches, the two generations of answers):
+    # answers stay equal to Python's with tables of a few entries.
+    fast._set_memo_caps(solve=64, wild=16, win=8)
+    try:
+        for family, n_wang in (("huaihua", None), ("zipai", None), ("yongzhou", 2)):
+            calls, wins, _, _, bad = _run(family, 150, seed=77, n_wang=n_wang)
+            assert not bad, "\n".join(map(repr, bad))
+            assert wins > 0
+    finally:
+        fast._set_memo_caps()
+        fast.clear_caches()

@@ -941,9 +941,9 @@ struct WinMemo {
 WinMemo win_memo;
 std::unique_ptr<Win> unmemoised;  // the answer of the last call whose input has no EvalKey
 
-constexpr size_t SOLVE_CAP = size_t(1) << 20;  // scoring._solve's lru_cache maxsize
-constexpr size_t WILD_CAP = size_t(1) << 16;   // scoring._solve_wild's
-constexpr size_t WIN_CAP = size_t(1) << 18;    // scoring.evaluate_counts'
+size_t SOLVE_CAP = size_t(1) << 20;  // scoring._solve's lru_cache maxsize
+size_t WILD_CAP = size_t(1) << 16;   // scoring._solve_wild's
+size_t WIN_CAP = size_t(1) << 18;    // scoring.evaluate_counts' (per generation)
 
 }  // namespace
 
@@ -1030,6 +1030,13 @@ const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win
         unmemoised = std::move(w);
     }
     return out;
+}
+
+void set_scoring_memo_caps(size_t solve, size_t wild, size_t win) {
+    std::lock_guard<std::mutex> lock(mu);
+    SOLVE_CAP = solve ? solve : size_t(1) << 20;
+    WILD_CAP = wild ? wild : size_t(1) << 16;
+    WIN_CAP = win ? win : size_t(1) << 18;
 }
 
 void clear_scoring_caches() {

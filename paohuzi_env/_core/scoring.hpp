@@ -37,6 +37,10 @@ const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win
                     const Rules& rules, const EvalArgs& a);
 
 void clear_scoring_caches();
+// The memo tables' sizes (entries; 0: the default, as the Python lru_caches: 2^20 for _solve,
+// 2^16 for _solve_wild, 2^18 a generation for whole answers). Small caps exercise the
+// eviction paths in tests.
+void set_scoring_memo_caps(size_t solve, size_t wild, size_t win);
 
 // The canonical memo key of one evaluate() call (added: the binding keys its cache of Python
 // Win objects on it). eval_key returns false for inputs it cannot encode (more than 8 melds,
