@@ -344,6 +344,41 @@ class Game:
     def wang_shown(self) -> list[int]:
         return list(self._g.wang_shown)
 
+    @property
+    def n_paoti(self) -> list[int]:
+        """跑 + 提 groups per seat (R-GROUP-3)."""
+        return list(self._g.n_paoti)
+
+    @property
+    def table_cards(self) -> list[int]:
+        """Cards on each seat's table."""
+        return list(self._g.table_cards)
+
+    @property
+    def played(self) -> list[bool]:
+        """Whether each seat has discarded yet (地胡, section 9)."""
+        return list(self._g.played)
+
+    @property
+    def chou(self) -> list[frozenset[int]]:
+        """Each seat's 臭 kinds (R-CHOU-1/2)."""
+        return [self._g.kind_sets(s)[0] for s in range(NUM_SEATS)]
+
+    @property
+    def chi_closed(self) -> list[frozenset[int]]:
+        """Each seat's kinds closed to 吃 by R-CHOU-4."""
+        return [self._g.kind_sets(s)[1] for s in range(NUM_SEATS)]
+
+    @property
+    def declined_peng(self) -> list[frozenset[int]]:
+        """Each seat's declined-碰 kinds (R-CHOU-3)."""
+        return [self._g.kind_sets(s)[2] for s in range(NUM_SEATS)]
+
+    @property
+    def hu_blocked(self) -> list[frozenset[int]]:
+        """Each seat's kinds it may not win on now (R-CHOU-5; 20 for a 王)."""
+        return [self._g.kind_sets(s)[3] for s in range(NUM_SEATS)]
+
     def kind_sets(self, seat: int) -> tuple[frozenset[int], ...]:
         """``(chou, chi_closed, declined_peng, hu_blocked)`` of ``seat``."""
         return self._g.kind_sets(seat)

@@ -5,7 +5,7 @@ Differential play: each hand is dealt once (the Python engine's seeded deal) and
 engines with the same actions (uniformly random; greedy: HU, 碰, 吃 first; or the compiled
 expert). At every decision both must agree on the decision kind, the seat, the legal set, the
 card on offer, the acting seat's observation (bit for bit), its action mask and the full
-``state()``; on every tenth hand also on all three seats' views and observations and the
+``state()``; on every twentieth hand also on all three seats' views and observations and the
 full-information fields. At the end: the result (winner, scores, the scored Win), the events,
 the record, and the Python replay of the compiled engine's record.
 
@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import copy
 import os
+import subprocess
+import sys
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -30,7 +32,7 @@ import pytest
 
 from paohuzi_env import fast
 from paohuzi_env.actions import HU, NUM_ACTIONS, PENG, is_group
-from paohuzi_env.engine import Game, IllegalActionError
+from paohuzi_env.engine import Game, IllegalActionError, check_invariants
 from paohuzi_env.observation import encode, obs_size
 from paohuzi_env.rewards import REWARD_MODES, reward_of
 from paohuzi_env.rules import PRESETS, Rules, get_rules
@@ -54,7 +56,7 @@ CI_HANDS_PRESET = max(20, int(20_000 * SCALE))
 CI_HANDS_SWITCH = max(20, int(4_000 * SCALE))
 SLOW_HANDS = 1_000_000
 WORKERS = 2
-FULL_EVERY = 10  # every tenth hand: all three seats' views/observations, fields, replay
+FULL_EVERY = 20  # every twentieth hand: all three seats' views/observations, fields, replay
 
 
 def rules_of(name: str) -> Rules:
@@ -86,6 +88,10 @@ def _same_fields(p: Game, f: fast.Game, where: object) -> None:
     assert f.wang == p.wang and f.wang_shown == p.wang_shown, where
     assert (f.wall_pos, f.wall_left, f.liang, f.win_card) == (
         p.wall_pos, p.wall_left, p.liang, p.win_card), where
+    assert (f.n_paoti, f.table_cards, f.played) == (p.n_paoti, p.table_cards, p.played), where
+    assert [f.chou, f.chi_closed, f.declined_peng, f.hu_blocked] == [
+        p.chou, p.chi_closed, p.declined_peng, p.hu_blocked], where
+    check_invariants(f)  # type: ignore[arg-type]  # the Python checker reads fast.Game too
     for s in range(3):
         assert f.table_groups(s) == p.table_groups(s), where
         assert f.held(s) == p.held(s), where
@@ -105,7 +111,7 @@ def play_pair(rules: Rules, seed: int, policy: str, full: bool) -> tuple[int, Co
     n = 0
     tag = f"{rules.name} {rules.overrides()} hand seed {seed} ({policy})"
     while not p.done:
-        where = (tag, "decision", n)  # formatted only when an assertion fails
+        where: object = (tag, "decision", n)  # formatted only when an assertion fails
         s = p.current_player
         assert s is not None
         legal = p.legal_actions()
@@ -201,7 +207,7 @@ def test_differential_random_play_slow(name):
 def test_tianhu_offers_and_start_paths_agree():
     """Deals that reach the rare start paths (a 亮张 HU offer, R-START-2; a forced 天胡,
     R-START-1; a 亮张 王, R-WANG-3) agree too: found by scanning seeds on the Python engine."""
-    found = Counter()
+    found: Counter[tuple[str, str]] = Counter()
     for name in ("huaihua", "classic", "yongzhou"):
         rules = get_rules(name)
         for seed in range(3000):
@@ -250,7 +256,8 @@ def test_illegal_actions_raise_like_python():
     p, f = Game("huaihua", seed=11), fast.Game("huaihua", seed=11)
     legal = p.legal_actions()
     bad = next(a for a in range(NUM_ACTIONS) if a not in legal)
-    for action in (bad, np.int64(bad), 3.7, "x", None, -1, 61, 10**30, -(10**30)):
+    actions: list[Any] = [bad, np.int64(bad), 3.7, "x", None, -1, 61, 10**30, -(10**30)]
+    for action in actions:
         with pytest.raises(IllegalActionError) as pe:
             p.step(action)
         with pytest.raises(IllegalActionError) as fe:
@@ -271,8 +278,9 @@ def test_illegal_actions_raise_like_python():
 
 def test_malformed_deals_raise_value_errors():
     deck = Game("huaihua", seed=1).deck
-    for bad in (deck[:-1], deck + [0], [0] * 80, deck[:-1] + [20], ["a"] + deck[1:],
-                [1.5] + deck[1:], [10**30] + deck[1:]):
+    bads: list[Any] = [deck[:-1], deck + [0], [0] * 80, deck[:-1] + [20], ["a"] + deck[1:],
+                       [1.5] + deck[1:], [10**30] + deck[1:]]
+    for bad in bads:
         with pytest.raises(ValueError) as pe:
             Game("huaihua", deck=bad, dealer=0)
         with pytest.raises(ValueError) as fe:
@@ -328,7 +336,9 @@ def test_bots_agree_with_python_bots():
             f = fast.Game(name, seed=seed)
             expert, greedy = ExpertAgent(rules=name), GreedyAgent(rules=name)
             while not f.done:
-                view = f.view(f.current_player)
+                seat = f.current_player
+                assert seat is not None
+                view = f.view(seat)
                 assert f.greedy_action() == greedy.act(view)
                 a = f.expert_action()
                 assert a == expert.act(view)
@@ -388,7 +398,7 @@ def test_vector_game_resets_finished_hands_with_rewards():
                 assert result is not None
                 want = [reward_of(result, s, mode) for s in range(3)]
                 assert rewards[i].tolist() == pytest.approx(want, abs=0)
-                assert np.float32(want).tobytes() == rewards[i].tobytes()
+                assert np.array(want, np.float32).tobytes() == rewards[i].tobytes()
                 # the slot holds the next deal, fresh
                 assert vg.deal_index(int(i)) > deal and vg.hand(int(i)).actions == []
                 deals[i] = vg.deal_index(int(i))
@@ -507,6 +517,28 @@ def test_vector_game_rejects_bad_input():
     assert [vg.hand(i).record() for i in range(n)] == before
     with pytest.raises(IllegalActionError):
         vg.step(np.array([2**63 - 1, 0, 0], np.uint64))
+
+
+def test_without_the_extension_fast_warns_once_and_refuses():
+    code = (
+        "import sys, warnings\n"
+        "sys.modules['paohuzi_env._fast'] = None  # the import fails\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from paohuzi_env import fast\n"
+        "    import paohuzi_env.fast\n"
+        "assert len([x for x in w if 'paohuzi_env._fast' in str(x.message)]) == 1, w\n"
+        "assert not fast.available() and 'cannot be imported' in fast.unavailable_reason()\n"
+        "for make in (lambda: fast.Game('huaihua', seed=1), lambda: fast.VectorGame(2)):\n"
+        "    try:\n"
+        "        make()\n"
+        "    except RuntimeError as e:\n"
+        "        assert 'not available' in str(e)\n"
+        "    else:\n"
+        "        raise AssertionError('no error')\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
 
 
 def test_available_and_presets_known():

@@ -422,6 +422,9 @@ void bind_engine(py::module_& m) {
         .def_property_readonly("n_paoti", [](const Game& g) {
             return py::make_tuple(g.n_paoti(0), g.n_paoti(1), g.n_paoti(2));
         })
+        .def_property_readonly("table_cards", [](const Game& g) {
+            return py::make_tuple(g.table_cards(0), g.table_cards(1), g.table_cards(2));
+        })
         .def_property_readonly("played", [](const Game& g) {
             return py::make_tuple(g.played(0), g.played(1), g.played(2));
         })

@@ -158,6 +158,7 @@ public:
     uint32_t hu_blocked(int s) const { return hu_blocked_[s]; }
     bool played(int s) const { return played_[s]; }
     int n_paoti(int s) const { return n_paoti_[s]; }
+    int table_cards(int s) const { return table_cards_[s]; }
     int table_huxi(int s) const { return table_huxi_[s]; }
     // Game.held: hand (王 included) and table cards (R-GROUP-3).
     int held(int s) const;
