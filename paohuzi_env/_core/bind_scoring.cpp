@@ -521,27 +521,37 @@ void bind_scoring(py::module_& m) {
 
     m.def(
         "_bench_evaluate",
-        [](py::handle cases, py::handle rules, int repeat, bool clear_each, bool self_drawn) {
-            // Times the core alone (no Python objects per call): seconds for repeat passes
-            // over `cases` [(hand counts, melds, win_card)]; clear_each empties the memo
-            // before every call (the cold figure), else only before each pass.
-            struct Case { Counts h; std::vector<Group> m; int c; };
+        [](py::handle cases, py::handle rules, int repeat, const std::string& clear,
+           bool self_drawn) {
+            // Times the core alone (no Python objects per call): seconds for `repeat` passes
+            // over `cases` [(hand counts, melds, win_card[, wang])]. clear: "call" empties the
+            // memo before every call (the cold figure), "pass" before each pass, "never".
+            if (clear != "call" && clear != "pass" && clear != "never")
+                throw py::value_error("clear must be 'call', 'pass' or 'never'");
+            const bool clear_each = clear == "call", clear_pass = clear == "pass";
+            struct Case { Counts h; std::vector<Group> m; int c; int wang; };
             std::vector<Case> cs;
             for (py::handle t : cases) {
                 py::tuple tt = py::reinterpret_borrow<py::tuple>(t);
                 cs.push_back(Case{counts_from_python(tt[0], "hand"), melds_from_python(tt[1]),
-                                  tt[2].is_none() ? -1 : tt[2].cast<int>()});
+                                  tt[2].is_none() ? -1 : tt[2].cast<int>(),
+                                  tt.size() > 3 ? tt[3].cast<int>() : 0});
             }
             const Rules& r = rules_ref_from_python(rules);
             EvalArgs a;
             a.self_drawn = self_drawn;
             long wins = 0;
+            if (!cs.empty()) {  // malformed input raises here, not inside the timed loop
+                a.wang = cs[0].wang;
+                evaluate(cs[0].h, cs[0].m, cs[0].c, r, a);
+            }
             py::gil_scoped_release nogil;
             const auto t0 = std::chrono::steady_clock::now();
             for (int rep = 0; rep < repeat; ++rep) {
-                if (!clear_each) clear_scoring_caches();
+                if (clear_pass) clear_scoring_caches();
                 for (const Case& c : cs) {
                     if (clear_each) clear_scoring_caches();
+                    a.wang = c.wang;
                     wins += evaluate(c.h, c.m, c.c, r, a) != nullptr;
                 }
             }
@@ -549,7 +559,7 @@ void bind_scoring(py::module_& m) {
             (void)wins;
             return std::chrono::duration<double>(t1 - t0).count();
         },
-        py::arg("cases"), py::arg("rules"), py::arg("repeat") = 1, py::arg("clear_each") = false,
+        py::arg("cases"), py::arg("rules"), py::arg("repeat") = 1, py::arg("clear") = "pass",
         py::arg("self_drawn") = false);
 
     m.def(

@@ -45,11 +45,27 @@ const std::array<std::vector<int>, NUM_KINDS> GROUPS_WITH = [] {
     return out;
 }();
 
-// actions.GROUP_ID: sorted kind triple -> action id.
+// actions.GROUP_ID: sorted kind triple -> action id (a table over all triples of kinds).
+namespace {
+struct GroupIdTable {
+    int8_t id[NUM_KINDS * NUM_KINDS * NUM_KINDS];
+    constexpr GroupIdTable() : id() {
+        for (int j = 0; j < NUM_KINDS * NUM_KINDS * NUM_KINDS; ++j) id[j] = -1;
+        const auto groups = make_chi_groups();
+        for (int i = 0; i < NUM_GROUPS; ++i) {
+            const auto& g = groups[i];
+            id[(g[0] * NUM_KINDS + g[1]) * NUM_KINDS + g[2]] = int8_t(i);
+        }
+    }
+};
+constexpr GroupIdTable GROUP_ID_TABLE{};
+}  // namespace
+
 int group_id(const std::array<int, 3>& sorted_cards) {
-    for (int i = 0; i < NUM_GROUPS; ++i)
-        if (CHI_GROUPS[i] == sorted_cards) return GROUP_BASE + i;
-    return -1;
+    const int a = sorted_cards[0], b = sorted_cards[1], c = sorted_cards[2];
+    if (a < 0 || b < 0 || c < 0 || a >= NUM_KINDS || b >= NUM_KINDS || c >= NUM_KINDS) return -1;
+    const int i = GROUP_ID_TABLE.id[(a * NUM_KINDS + b) * NUM_KINDS + c];
+    return i < 0 ? -1 : GROUP_BASE + i;
 }
 
 const char* group_type_name(GroupType t) {

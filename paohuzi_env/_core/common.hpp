@@ -50,6 +50,8 @@ struct Group {
 // The 38 吃 groups in action-id order (groups.CHI_GROUPS): CHI_GROUPS[a - GROUP_BASE].
 extern const std::array<std::array<int, 3>, NUM_GROUPS> CHI_GROUPS;
 // GROUPS_WITH[k]: the group action ids containing kind k, ascending (actions.GROUPS_WITH).
+// (CHI_GROUPS is constant-initialised; GROUPS_WITH is built at start-up, so do not read it from
+// another file's static initialiser.)
 extern const std::array<std::vector<int>, NUM_KINDS> GROUPS_WITH;
 int group_id(const std::array<int, 3>& sorted_cards);  // actions.GROUP_ID, -1 if none
 int group_huxi(GroupType t, const std::vector<int>& cards);  // groups.group_huxi

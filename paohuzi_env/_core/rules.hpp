@@ -35,6 +35,7 @@ struct Rules {
         throw std::out_of_range("no fan " + n);
     }
     int id = 0;  // a process-unique id of this rule set (memo keys); set by the binding
+                 // (0: evaluate() keys its memo on the contents instead)
 };
 
 }  // namespace phz

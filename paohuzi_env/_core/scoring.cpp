@@ -945,10 +945,34 @@ size_t SOLVE_CAP = size_t(1) << 20;  // scoring._solve's lru_cache maxsize
 size_t WILD_CAP = size_t(1) << 16;   // scoring._solve_wild's
 size_t WIN_CAP = size_t(1) << 18;    // scoring.evaluate_counts' (per generation)
 
+// A memo id for a Rules whose `id` is 0 (built in C++, not by the binding): equal rule sets
+// (every field) share one, above the binding's ids.
+uint32_t content_id(const Rules& r) {
+    static std::mutex content_mu;
+    static std::vector<Rules> seen;
+    std::lock_guard<std::mutex> lock(content_mu);
+    auto same = [](const Rules& a, const Rules& b) {
+        return a.name == b.name && a.scoring == b.scoring && a.fans == b.fans &&
+               a.fan_level == b.fan_level && a.fan_multiply == b.fan_multiply &&
+               a.min_huxi == b.min_huxi && a.pinghu_min_huxi == b.pinghu_min_huxi &&
+               a.zimo_15 == b.zimo_15 && a.zimo_tun == b.zimo_tun &&
+               a.tianhu_is_zimo == b.tianhu_is_zimo && a.win_on_own_ti_wei == b.win_on_own_ti_wei &&
+               a.hu_on_discard == b.hu_on_discard && a.chi_on_discard == b.chi_on_discard &&
+               a.chou_rule_chi == b.chou_rule_chi && a.chou_blocks_peng == b.chou_blocks_peng &&
+               a.chou_when_chi_blocked == b.chou_when_chi_blocked &&
+               a.dealer_rule_classic == b.dealer_rule_classic && a.wang == b.wang;
+    };
+    for (size_t j = 0; j < seen.size(); ++j)
+        if (same(seen[j], r)) return 0x80000000u + uint32_t(j);
+    seen.push_back(r);
+    return 0x80000000u + uint32_t(seen.size() - 1);
+}
+
 }  // namespace
 
 // An EvalKey: the hand packed 3 bits a kind; up to 8 melds, a byte each (chi: group index + 1;
-// others: 39 + 20 * (type - 1) + kind); win card, flags and 王 in `misc`; the rules id.
+// others: 39 + 20 * (type - 1) + kind); win card, flags and 王 in `misc`; the rules id (where
+// Rules::id is 0, an id by content: content_id).
 bool eval_key(const Counts& hand, const std::vector<Group>& melds, int win_card,
               const Rules& rules, const EvalArgs& a, EvalKey* out) {
     uint64_t ph = 0;
@@ -982,7 +1006,7 @@ bool eval_key(const Counts& hand, const std::vector<Group>& melds, int win_card,
                           uint32_t(a.haidi) << 6 | uint32_t(a.tianhu) << 7 |
                           uint32_t(a.dihu) << 8 | uint32_t(a.from_discard) << 9 |
                           uint32_t(a.wang) << 10;
-    *out = EvalKey{ph, pm, misc, uint32_t(rules.id)};
+    *out = EvalKey{ph, pm, misc, rules.id != 0 ? uint32_t(rules.id) : content_id(rules)};
     return true;
 }
 

@@ -30,6 +30,8 @@ struct EvalArgs {
 // Precisely: the memo keeps at least the 2^18 most recent distinct answers (two generations
 // of 2^18), so a returned pointer stays valid for at least 2^18 further calls with other
 // inputs, and until clear_scoring_caches(); copy what you need before holding it longer.
+// (Inputs eval_key cannot encode, which the engine never makes, keep their answer only until
+// the next such call.)
 // Throws std::invalid_argument (pybind11: ValueError) on hand counts outside 0..4, meld cards
 // outside 0..19, win_card outside -1..19, or a.wang outside 0..rules.wang.
 // Thread safety: one internal mutex; calls from several threads are serialised.
