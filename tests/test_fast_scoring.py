@@ -249,7 +249,7 @@ def _plain_holding(rng: random.Random):
     """One holding without 王: ``(hand kinds, melds, win_card)``."""
     shape = rng.choices(
         ("loose", "complete", "pao", "wei_pair", "ti_wei", "miss", "deal", "tianhu"),
-        weights=(30, 8, 10, 8, 6, 14, 14, 10),
+        weights=(24, 8, 18, 10, 8, 12, 10, 10),
     )[0]
     if shape == "deal":
         return _deal(rng)
