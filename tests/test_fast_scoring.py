@@ -628,3 +628,30 @@ def test_small_memo_tables_agree():
     finally:
         fast._set_memo_caps()
         fast.clear_caches()
+
+
+def test_group_tables_match_python():
+    from paohuzi_env import actions, groups
+
+    chi_groups, groups_with, names = fast._tables()
+    assert chi_groups == groups.CHI_GROUPS
+    assert groups_with == actions.GROUPS_WITH
+    assert set(names) == set(groups.GROUP_NAMES)
+    for t in itertools.product(range(20), repeat=3):
+        assert fast._group_id(*t) == actions.GROUP_ID.get(t, -1)
+    for gtype in groups.GROUP_NAMES:
+        cases = [(k,) * n for k in range(20) for n in (2, 3, 4)] + list(groups.CHI_GROUPS)
+        for cards in cases:
+            assert fast._group_huxi(gtype, cards) == groups.group_huxi(gtype, cards), (gtype, cards)
+
+
+def test_numpy_integers_accepted():
+    np = pytest.importorskip("numpy")
+    rng = random.Random(5)
+    for _ in range(50):
+        hand, melds, win, _w = _canonical(*_plain_holding(rng))
+        want = scoring.evaluate_counts(hand, melds, win, _R)
+        got = fast.evaluate_counts(np.array(hand), melds, None if win is None else np.int64(win), _R)
+        assert got == want
+    with pytest.raises(ValueError):
+        fast.evaluate_counts(np.array(hand, dtype=float), melds, win, _R)

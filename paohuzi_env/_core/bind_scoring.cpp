@@ -131,7 +131,16 @@ struct MeldIn {
 const char* const MELD_NAMES_[] = {"chi", "peng", "wei", "chou_wei", "pao", "ti"};
 
 long as_long_(PyObject* o, const char* what) {
-    if (!PyLong_Check(o)) throw py::value_error(std::string(what) + " must hold ints");
+    if (!PyLong_Check(o)) {  // numpy integers and other __index__ types too; never floats
+        if (!PyIndex_Check(o)) throw py::value_error(std::string(what) + " must hold ints");
+        PyObject* i = PyNumber_Index(o);
+        if (i == nullptr) {
+            PyErr_Clear();
+            throw py::value_error(std::string(what) + " must hold ints");
+        }
+        py::object hold = py::reinterpret_steal<py::object>(i);
+        return as_long_(i, what);
+    }
     const long v = PyLong_AsLong(o);
     if (v == -1 && PyErr_Occurred()) {
         PyErr_Clear();
@@ -570,6 +579,34 @@ void bind_scoring(py::module_& m) {
         },
         py::arg("solve") = 0, py::arg("wild") = 0, py::arg("win") = 0,
         "Memo sizes (0: the defaults); small ones exercise the eviction paths in tests.");
+
+    m.def(
+        "_tables",
+        []() {
+            // The core's group tables, for tests against groups.py / actions.py:
+            // (CHI_GROUPS, GROUPS_WITH, group type names in enum order).
+            py::list chi, with, names;
+            for (const auto& g : CHI_GROUPS) chi.append(py::make_tuple(g[0], g[1], g[2]));
+            for (const auto& v : GROUPS_WITH) with.append(ints_to_tuple(v));
+            for (int t = 0; t < G_NUM_TYPES; ++t)
+                names.append(py::str(group_type_name(static_cast<GroupType>(t))));
+            return py::make_tuple(py::tuple(chi), py::tuple(with), py::tuple(names));
+        },
+        "(CHI_GROUPS, GROUPS_WITH, group type names) as the core holds them (for tests).");
+
+    m.def(
+        "_group_huxi",
+        [](const std::string& type, const std::vector<int>& cards) {
+            GroupType t;
+            if (!group_type_from_name(type, &t)) throw py::value_error("unknown group type " + type);
+            return group_huxi(t, cards);
+        },
+        py::arg("type"), py::arg("cards"), "groups.group_huxi in the core (for tests).");
+
+    m.def(
+        "_group_id",
+        [](int a, int b, int c) { return group_id({a, b, c}); },
+        "actions.GROUP_ID.get((a, b, c), -1) in the core (for tests).");
 
     m.def(
         "rules_id",
