@@ -478,6 +478,8 @@ PyObject* evaluate_counts_fastcall(PyObject*, PyObject* const* args, Py_ssize_t 
         PyErr_SetString(PyExc_ValueError, e.what());
     } catch (std::out_of_range& e) {
         PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (std::overflow_error& e) {
+        PyErr_SetString(PyExc_OverflowError, e.what());
     } catch (std::exception& e) {
         PyErr_SetString(PyExc_RuntimeError, e.what());
     }

@@ -346,11 +346,19 @@ struct ScoreOut {
     const char* names[16];
 };
 
+// Python's ints do not overflow; Win's are int: refuse a fan or score beyond it (only custom
+// fan tables can get there) rather than wrap.
+int checked(long long v) {
+    if (v > 2147483647LL || v < -2147483647LL)
+        throw std::overflow_error("fan or score beyond the core's int range (custom fans?)");
+    return int(v);
+}
+
 int combine(const int* fans, int n, bool multiply) {  // scoring._combine
     if (n == 0) return 1;
-    int total = multiply ? 1 : 0;
-    for (int j = 0; j < n; ++j) total = multiply ? total * fans[j] : total + fans[j];
-    return total;
+    long long total = multiply ? 1 : 0;
+    for (int j = 0; j < n; ++j) total = checked(multiply ? total * fans[j] : total + fans[j]);
+    return int(total);
 }
 
 // scoring._tun (R-SCORE-1): 1 + (huxi - min_huxi) // 3, at least 1.
@@ -462,7 +470,7 @@ bool score(const Rules& rules, int huxi, bool pp, int red, int big, int small, b
         fan = combine(fans, nf, rules.fan_multiply);
         if (shuahou) {
             add_none("耍猴");
-            fan *= F("耍猴");
+            fan = checked(static_cast<long long>(fan) * F("耍猴"));
         }
     }
     const bool zimo = tianhu ? rules.tianhu_is_zimo : self_drawn;
@@ -483,7 +491,7 @@ bool score(const Rules& rules, int huxi, bool pp, int red, int big, int small, b
     }
     out->tun = tun;
     out->fan = fan;
-    out->score = tun * fan;
+    out->score = checked(static_cast<long long>(tun) * fan);
     return true;
 }
 
