@@ -618,7 +618,7 @@ void bind_scoring(py::module_& m) {
     m.def(
         "clear_caches",
         []() {
-            py_win_cache().clear();
+            py_win_cache() = std::unordered_map<EvalKey, py::object, EvalKeyHash>();
             clear_scoring_caches();
             clear_chi_caches();
         },

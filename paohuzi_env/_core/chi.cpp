@@ -168,8 +168,8 @@ Counts group_counts(int action) { return GROUP_COUNTS[action - GROUP_BASE]; }
 
 void clear_chi_caches() {
     std::lock_guard<std::mutex> lock(mu);
-    bi_memo.clear();
-    chi_memo.clear();
+    bi_memo = decltype(bi_memo)();  // fresh tables: clear() keeps the bucket arrays
+    chi_memo = decltype(chi_memo)();
 }
 
 }  // namespace phz

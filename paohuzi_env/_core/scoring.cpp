@@ -1071,12 +1071,12 @@ void set_scoring_memo_caps(size_t solve, size_t wild, size_t win) {
     WIN_CAP = win ? win : size_t(1) << 18;
 }
 
-void clear_scoring_caches() {
+void clear_scoring_caches() {  // (fresh tables: clear() would keep the bucket arrays)
     std::lock_guard<std::mutex> lock(mu);
-    solve_memo.clear();
-    wild_memo.clear();
-    win_memo.cur.clear();
-    win_memo.old.clear();
+    solve_memo = decltype(solve_memo)();
+    wild_memo = decltype(wild_memo)();
+    win_memo.cur = decltype(win_memo.cur)();
+    win_memo.old = decltype(win_memo.old)();
 }
 
 }  // namespace phz
