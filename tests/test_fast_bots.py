@@ -64,7 +64,8 @@ def _compare(job: tuple[str, int, int]) -> dict:
     rules = get_rules(preset)
     greedy, expert = GreedyAgent(rules=rules), ExpertAgent(rules=rules)
     rng = _actions(seed)
-    out = {"positions": 0, "decisions": 0, "mismatches": [], "n_mismatches": 0, "illegal": []}
+    out = {"positions": 0, "decisions": 0, "mismatches": [], "n_mismatches": 0, "illegal": [],
+           "kinds": {}}
     hand = 0
     while out["positions"] < n:
         game = Game(rules, seed=_deal_seed(seed, hand))
@@ -79,6 +80,7 @@ def _compare(job: tuple[str, int, int]) -> dict:
             if len(view.legal) > 1:
                 pg, pe = greedy.act(view), expert.act(view)
                 out["positions"] += 1
+                out["kinds"][view.decision] = out["kinds"].get(view.decision, 0) + 1
                 if (cg, ce) != (pg, pe):
                     out["n_mismatches"] += 1
                     if len(out["mismatches"]) < 10:
@@ -123,9 +125,13 @@ def _differential(per_preset: int) -> None:
     with multiprocessing.get_context("fork").Pool(2) as pool:
         results = pool.map(_compare, jobs, chunksize=1)
     counts = dict.fromkeys(PRESETS, 0)
+    kinds: dict[str, set] = {p: set() for p in PRESETS}
     for (preset, _, _), r in zip(jobs, results):
         counts[preset] += r["positions"]
+        kinds[preset].update(r["kinds"])
     assert all(counts[p] >= per_preset for p in PRESETS), counts
+    # every kind of choice is compared (a 亮张 天胡 offer is too rare to require)
+    assert all({"hu", "claim", "bi", "discard"} <= kinds[p] for p in PRESETS), kinds
     illegal = [x for r in results for x in r["illegal"]]
     assert not illegal, f"a compiled bot chose an illegal action: {illegal[:5]}"
     n_bad = sum(r["n_mismatches"] for r in results)
