@@ -264,22 +264,9 @@ class Game:
         seed: int | np.random.SeedSequence | None = None,
     ) -> None:
         self.rules = as_rules(rules)
-        rng = np.random.default_rng(seed)
-        if dealer is None:
-            dealer = int(rng.integers(NUM_SEATS))
-        if (
-            isinstance(dealer, bool)
-            or not isinstance(dealer, (int, np.integer))
-            or not 0 <= int(dealer) < NUM_SEATS
-        ):
-            raise ValueError(f"dealer must be a seat 0, 1 or 2, got {dealer!r}")
         n_wang = self.rules.wang
-        if deck is None:
-            cards = np.repeat(np.arange(NUM_KINDS), COPIES)
-            if n_wang:
-                cards = np.concatenate([cards, np.full(n_wang, WANG)])  # R-WANG-1/2
-            deck = rng.permutation(cards).tolist()
-        self.deck: list[int] = _checked_deck(deck, n_wang)
+        dealer, deck = draw_deal(self.rules, deck, dealer, seed)
+        self.deck: list[int] = deck
         self.num_cards = NUM_CARDS + n_wang
         self.dealer: int = int(dealer)
         self.actions: list[int] = []
@@ -926,6 +913,34 @@ class Game:
         self.events.append(("discard", seat, k))
         self.decision = None
         self._offer_card(k, "discard", seat)
+
+
+def draw_deal(rules: Rules, deck: Any = None, dealer: Any = None,
+              seed: int | np.random.SeedSequence | None = None) -> tuple[int, list[int]]:
+    """The dealer and deck of a hand: those given (checked), else drawn from
+    ``numpy.random.default_rng(seed)`` — the dealer first, then the deck (R-DEAL-1/4, R-WANG-2).
+    Both backends deal through this, so the same seed gives the same deal on each.
+
+    Raises:
+        ValueError: for a malformed deck or dealer, naming what is allowed.
+    """
+    rng = np.random.default_rng(seed) if dealer is None or deck is None else None
+    if dealer is None:
+        assert rng is not None
+        dealer = int(rng.integers(NUM_SEATS))
+    if (
+        isinstance(dealer, bool)
+        or not isinstance(dealer, (int, np.integer))
+        or not 0 <= int(dealer) < NUM_SEATS
+    ):
+        raise ValueError(f"dealer must be a seat 0, 1 or 2, got {dealer!r}")
+    if deck is None:
+        assert rng is not None
+        cards = np.repeat(np.arange(NUM_KINDS), COPIES)
+        if rules.wang:
+            cards = np.concatenate([cards, np.full(rules.wang, WANG)])  # R-WANG-1/2
+        deck = rng.permutation(cards).tolist()
+    return int(dealer), _checked_deck(deck, rules.wang)
 
 
 def _checked_deck(deck: Any, n_wang: int = 0) -> list[int]:

@@ -36,8 +36,7 @@ from typing import Any
 import numpy as np
 
 from .actions import NUM_ACTIONS, action_name
-from .cards import COPIES, NUM_KINDS, WANG
-from .engine import Decision, Event, IllegalActionError, PlayerView, Result, Source, _checked_deck
+from .engine import Decision, Event, IllegalActionError, PlayerView, Result, Source, draw_deal
 from .rewards import REWARD_MODES
 from .rules import Rules, as_rules, get_rules
 
@@ -117,26 +116,9 @@ class Game:
     ) -> None:
         core = _require()
         self.rules: Rules = as_rules(rules)
-        # engine.Game.__init__: the dealer first, then the deck, from one generator.
-        rng = np.random.default_rng(seed) if (dealer is None or deck is None) else None
-        if dealer is None:
-            assert rng is not None
-            dealer = int(rng.integers(NUM_SEATS))
-        if (
-            isinstance(dealer, bool)
-            or not isinstance(dealer, (int, np.integer))
-            or not 0 <= int(dealer) < NUM_SEATS
-        ):
-            raise ValueError(f"dealer must be a seat 0, 1 or 2, got {dealer!r}")
-        n_wang = self.rules.wang
-        if deck is None:
-            assert rng is not None
-            cards = np.repeat(np.arange(NUM_KINDS), COPIES)
-            if n_wang:
-                cards = np.concatenate([cards, np.full(n_wang, WANG)])  # R-WANG-1/2
-            deck = rng.permutation(cards).tolist()
-        checked = _checked_deck(deck, n_wang)
-        self._g: Any = core.Game(self.rules, checked, int(dealer))
+        # The deal engine.Game would draw (the same seed gives the same deal).
+        dealer_, checked = draw_deal(self.rules, deck, dealer, seed)
+        self._g: Any = core.Game(self.rules, checked, dealer_)
         self._events: list[Event] = []
         self._result: Result | None = None
 
