@@ -9,11 +9,10 @@ card on offer, the acting seat's observation (bit for bit), its action mask and 
 full-information fields. At the end: the result (winner, scores, the scored Win), the events,
 the record, and the Python replay of the compiled engine's record.
 
-CI plays 2,000 hands per preset and 400 per rule switch set in two worker processes: the Python
-reference, not the core, sets the pace (about 10 minutes of CPU for those 13,600 hands), so
-20,000 per preset would take CI past its time. ``PAOHUZI_FAST_HANDS`` scales the counts
-(``PAOHUZI_FAST_HANDS=10`` plays 20,000 per preset; ``.ci/sanitize`` uses 0.2); ``-m slow``
-plays 1,000,000 hands. Then: VectorGame (shapes and dtypes, masks equal to the legal sets, the
+CI plays 20,000 hands per preset and 4,000 per rule switch set in two worker processes (about
+10 minutes on 2 cores: the Python reference sets the pace). ``PAOHUZI_FAST_HANDS`` scales the
+counts (``PAOHUZI_FAST_HANDS=0.1`` plays a tenth; ``.ci/sanitize`` uses 0.02); ``-m slow`` plays
+1,000,000 hands. Then: VectorGame (shapes and dtypes, masks equal to the legal sets, the
 observations and states of the Python engine, determinism across batch sizes, the reset of
 finished hands, rewards per mode, clones and playouts, errors on bad input), and the error
 semantics of ``fast.Game`` (IllegalActionError messages, malformed decks and actions).
@@ -54,8 +53,8 @@ SWITCHES: dict[str, dict[str, Any]] = {
     "huaihua-zimo_15": {"zimo_15": False},
 }
 SCALE = float(os.environ.get("PAOHUZI_FAST_HANDS", "1"))
-CI_HANDS_PRESET = max(20, int(2_000 * SCALE))
-CI_HANDS_SWITCH = max(20, int(400 * SCALE))
+CI_HANDS_PRESET = max(20, int(20_000 * SCALE))
+CI_HANDS_SWITCH = max(20, int(4_000 * SCALE))
 SLOW_HANDS = 1_000_000
 WORKERS = 2
 FULL_EVERY = 20  # every twentieth hand: all three seats' views/observations, fields, replay
