@@ -378,12 +378,7 @@ class Game:
     @classmethod
     def replay(cls, record: dict[str, Any]) -> Game:
         """Rebuild a hand from :meth:`record`'s output."""
-        r = record["rules"]
-        rules = get_rules(r["name"], **r.get("overrides", {}))
-        g = cls(rules, deck=record["deck"], dealer=record["dealer"])
-        for a in record["actions"]:
-            g.step(a)
-        return g
+        return replay_record(cls, record)
 
     def table_groups(self, seat: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
         """A seat's table groups (full information), canonical order."""
@@ -913,6 +908,16 @@ class Game:
         self.events.append(("discard", seat, k))
         self.decision = None
         self._offer_card(k, "discard", seat)
+
+
+def replay_record(game_cls: Any, record: dict[str, Any]) -> Any:
+    """A ``game_cls`` (``engine.Game`` or ``fast.Game``) rebuilt from a record of either."""
+    r = record["rules"]
+    rules = get_rules(r["name"], **r.get("overrides", {}))
+    g = game_cls(rules, deck=record["deck"], dealer=record["dealer"])
+    for a in record["actions"]:
+        g.step(a)
+    return g
 
 
 def draw_deal(rules: Rules, deck: Any = None, dealer: Any = None,

@@ -31,14 +31,14 @@ from __future__ import annotations
 import importlib
 import operator
 import warnings
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from .actions import NUM_ACTIONS, action_name
-from .engine import Decision, Event, IllegalActionError, PlayerView, Result, Source, draw_deal
+from .engine import Decision, Event, IllegalActionError, PlayerView, Result, Source, draw_deal, replay_record
 from .rewards import REWARD_MODES
-from .rules import Rules, as_rules, get_rules
+from .rules import Rules, as_rules
 
 __all__ = ["Game", "VectorGame", "available", "unavailable_reason", "POLICIES"]
 
@@ -213,12 +213,7 @@ class Game:
     @classmethod
     def replay(cls, record: dict[str, Any]) -> Game:
         """Rebuild a hand from a record (of either backend)."""
-        r = record["rules"]
-        rules = get_rules(r["name"], **r.get("overrides", {}))
-        g = cls(rules, deck=record["deck"], dealer=record["dealer"])
-        for a in record["actions"]:
-            g.step(a)
-        return g
+        return cast(Game, replay_record(cls, record))
 
     def view(self, seat: int) -> PlayerView:
         """What ``seat`` may know: a real :class:`~paohuzi_env.engine.PlayerView`."""
