@@ -45,12 +45,62 @@ from .rules import Rules, as_rules
 from .state import encode_state, state_size
 
 
+def _direct(name: str) -> property:
+    """A property reading (and writing) ``name`` on the raw env in one step."""
+
+    def get(self: Any) -> Any:
+        return getattr(self._raw, name)
+
+    def put(self: Any, value: Any) -> None:
+        setattr(self._raw, name, value)
+
+    return property(get, put, doc=f"The raw env's ``{name}``.")
+
+
+_HOT = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos",
+        "_cumulative_rewards", "possible_agents", "game", "backend", "rules")
+"""The attributes every ``last()``/``step()`` reads through the wrapper chain."""
+
+
+def _direct_wrapper(base: type) -> type:
+    """``base`` (a PettingZoo wrapper) with the :data:`_HOT` attributes as properties on the raw
+    env. PettingZoo's ``BaseWrapper.__getattr__`` forwards one layer per call, so each read of
+    ``agent_selection`` on the outer of three wrappers cost three Python calls; behaviour is
+    unchanged (an ``AttributeError`` in a property falls back to the wrapper's ``__getattr__``,
+    so ``OrderEnforcingWrapper`` still refuses ``agents`` before ``reset()``)."""
+    ns: dict[str, Any] = {name: _direct(name) for name in _HOT}
+    if base is wrappers.OrderEnforcingWrapper:
+        def checked(name: str) -> property:
+            def get(self: Any) -> Any:
+                if not self._has_reset and name != "possible_agents":
+                    raise AttributeError(f"{name} cannot be accessed before reset")
+                return getattr(self._raw, name)
+            return property(get, _direct(name).fset)
+        ns.update({name: checked(name) for name in _HOT})
+
+    def __init__(self: Any, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+        base.__init__(self, env, *args, **kwargs)
+        self._raw = env.unwrapped
+
+    ns["__init__"] = __init__
+    ns["__doc__"] = base.__doc__
+    return type(base.__name__, (base,), ns)
+
+
+_TerminateIllegal = _direct_wrapper(wrappers.TerminateIllegalWrapper)
+_AssertOutOfBounds = _direct_wrapper(wrappers.AssertOutOfBoundsWrapper)
+_OrderEnforcing = _direct_wrapper(wrappers.OrderEnforcingWrapper)
+
+
 def env(**kwargs: Any) -> AECEnv:
-    """The wrapped environment (illegal-move termination, bounds check, order enforcement)."""
+    """The wrapped environment (illegal-move termination, bounds check, order enforcement):
+    PettingZoo's ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and
+    ``OrderEnforcingWrapper`` (subclasses that read the hot attributes straight off the raw env,
+    see :func:`_direct_wrapper`)."""
     e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    e = _TerminateIllegal(e, illegal_reward=-1)
+    e = _AssertOutOfBounds(e)
+    e = _OrderEnforcing(e)
     return e
 
 

@@ -2,12 +2,13 @@
 // R-GROUP-1, R-GROUP-3). Every function names the Python one it ports.
 //
 // Memo: bi_completable and chi_groups are memoised like the Python lru_caches, in hash maps on
-// the packed counts (3 bits a kind). One mutex guards both maps (taken once per public call), so
+// the packed counts (3 bits a kind), flat tables (flat.hpp). One mutex guards both maps (taken once per public call), so
 // calls from several threads are safe; a map is emptied when it outgrows its cap.
 #include "chi.hpp"
 
 #include <mutex>
-#include <unordered_map>
+
+#include "flat.hpp"
 
 namespace phz {
 
@@ -17,7 +18,7 @@ namespace {
 // the small arguments.
 struct Key {
     uint64_t packed = 0;
-    uint32_t rest;
+    uint32_t rest = 0;
     bool operator==(const Key& o) const { return packed == o.packed && rest == o.rest; }
 };
 struct KeyHash {
@@ -41,9 +42,12 @@ bool pack3(const Counts& c, uint64_t* out) {
 constexpr size_t CAP = size_t(1) << 16;  // the Python lru_cache maxsize
 
 std::mutex mu;
-std::unordered_map<Key, bool, KeyHash> bi_memo;
-struct ChiEntry { std::vector<int> legal; bool fits; };
-std::unordered_map<Key, ChiEntry, KeyHash> chi_memo;
+FlatMap<Key, bool, KeyHash> bi_memo;
+struct ChiEntry {
+    uint64_t legal = 0;  // bit a - GROUP_BASE for each legal group a
+    bool fits = false;
+};
+FlatMap<Key, ChiEntry, KeyHash> chi_memo;
 
 // chi.GROUP_COUNTS
 const std::array<Counts, NUM_GROUPS> GROUP_COUNTS = [] {
@@ -72,8 +76,7 @@ bool bi_completable_locked(const Counts& u, int c, bool keep_one) {
     const bool memo = pack3(u, &packed);
     const Key key{packed, uint32_t(c) << 1 | uint32_t(keep_one)};
     if (memo) {
-        auto it = bi_memo.find(key);
-        if (it != bi_memo.end()) return it->second;
+        if (const bool* hit = bi_memo.find(key)) return *hit;
     }
     bool result = false;
     for (int a : GROUPS_WITH[c]) {
@@ -83,7 +86,7 @@ bool bi_completable_locked(const Counts& u, int c, bool keep_one) {
             if (u[k] < g[k]) { ok = false; break; }
         if (ok && bi_completable_locked(take(u, g), c, keep_one)) { result = true; break; }
     }
-    if (memo) bi_memo.emplace(key, result);
+    if (memo) bi_memo.insert(key, result);
     return result;
 }
 
@@ -136,15 +139,22 @@ std::vector<int> chi_groups(const Counts& hand, int c, bool owes_after, bool* fi
     const bool memo = pack3(hand, &packed);
     const Key key{packed, uint32_t(c) << 1 | uint32_t(owes_after)};
     if (memo) {
-        auto it = chi_memo.find(key);
-        if (it != chi_memo.end()) {
-            if (fits) *fits = it->second.fits;
-            return it->second.legal;
+        if (const ChiEntry* hit = chi_memo.find(key)) {
+            if (fits) *fits = hit->fits;
+            std::vector<int> legal;
+            for (uint64_t m = hit->legal; m; m &= m - 1)
+                legal.push_back(GROUP_BASE + __builtin_ctzll(m));
+            return legal;
         }
     }
     bool f = false;
     std::vector<int> legal = next_groups(usable(hand), c, owes_after, true, &f);
-    if (memo) chi_memo.emplace(key, ChiEntry{legal, f});
+    if (memo) {
+        ChiEntry e;
+        e.fits = f;
+        for (int a : legal) e.legal |= uint64_t(1) << (a - GROUP_BASE);
+        chi_memo.insert(key, e);
+    }
     if (fits) *fits = f;
     return legal;
 }
@@ -168,8 +178,8 @@ Counts group_counts(int action) { return GROUP_COUNTS[action - GROUP_BASE]; }
 
 void clear_chi_caches() {
     std::lock_guard<std::mutex> lock(mu);
-    bi_memo = decltype(bi_memo)();  // fresh tables: clear() keeps the bucket arrays
-    chi_memo = decltype(chi_memo)();
+    bi_memo.clear(true);  // released, not only emptied
+    chi_memo.clear(true);
 }
 
 }  // namespace phz

@@ -11,16 +11,19 @@
 //   * evaluate()   (evaluate_counts) whole answers on the canonical EvalKey (rules id included).
 // Decompositions are stored as linked lists through the memo entries (a group + the entry of the
 // rest), which is how the Python tuples `(group,) + sub[1]` share their tails; the nodes of an
-// std::unordered_map never move, so the links stay valid until a table is emptied, which happens
-// only at the start of a top-level call (never during a search).
+// stores (std::deque, appended to only) never move, so the links stay valid until a table is
+// emptied, which happens only at the start of a top-level call (never during a search). The
+// indexes are flat open-addressing tables (flat.hpp) of pointers into those stores.
 // Thread safety: one mutex guards all three tables; evaluate() holds it for the whole call.
 #include "scoring.hpp"
 
+#include "flat.hpp"
+
 #include <algorithm>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace phz {
 
@@ -81,7 +84,8 @@ struct Solved {
 const Solved TERMINAL = [] { Solved s; s.bh = 0; s.ph = 0; return s; }();
 
 std::mutex mu;  // guards every table of this file
-std::unordered_map<uint64_t, Solved> solve_memo;
+std::deque<Solved> solve_store;                        // every answer of solve(), None included
+FlatMap<uint64_t, const Solved*, U64Hash> solve_memo;  // key -> its answer in solve_store
 
 // scoring._solve: best decomposition of the loose cards into 句/绞 (and 碰-like triples, which
 // only the winning card can make, R-WIN-2) with exactly one 将 when `pair`; also the best with
@@ -89,8 +93,7 @@ std::unordered_map<uint64_t, Solved> solve_memo;
 const Solved* solve(uint64_t packed, bool pair) {
     if (packed == 0) return pair ? nullptr : &TERMINAL;
     const uint64_t key = packed << 1 | uint64_t(pair);
-    auto it = solve_memo.find(key);
-    if (it != solve_memo.end()) return it->second.bh < 0 ? nullptr : &it->second;
+    if (const Solved* const* hit = solve_memo.find(key)) return (*hit)->bh < 0 ? nullptr : *hit;
 
     const int i = lowest_kind(packed);
     const int c = count_of(packed, i);
@@ -125,8 +128,10 @@ const Solved* solve(uint64_t packed, bool pair) {
         if (cj >= 2) take(packed - u - 2 * unit(j), pair, sg(G_JIAO, i, j, j), 0, false);
     }
     if (out.bh < 0) out = Solved{};  // None (bh -1)
-    auto ins = solve_memo.emplace(key, out).first;
-    return ins->second.bh < 0 ? nullptr : &ins->second;
+    solve_store.push_back(out);
+    const Solved* ins = &solve_store.back();
+    solve_memo.insert(key, ins);
+    return ins->bh < 0 ? nullptr : ins;
 }
 
 void emit(const SG& g, std::vector<Group>* out) {
@@ -236,15 +241,15 @@ const WSolved WANG_PAIR = [] {
     return s;
 }();
 
-std::unordered_map<uint64_t, WSolved> wild_memo;
+std::deque<WSolved> wild_store;
+FlatMap<uint64_t, const WSolved*, U64Hash> wild_memo;
 
 // scoring._solve_wild: _solve with w (1 or 2) 王 among the loose cards (R-WANG-4): for r = 0,
 // 1, 2 red cards among the kinds the 王 stand for, the best (huxi, groups), or None.
 const WSolved& solve_wild(uint64_t packed, bool pair, int w) {
     if (packed == 0) return pair && w == 2 ? WANG_PAIR : NO_WILD;
     const uint64_t key = packed << 3 | uint64_t(pair) << 2 | uint64_t(w);
-    auto it = wild_memo.find(key);
-    if (it != wild_memo.end()) return it->second;
+    if (const WSolved* const* hit = wild_memo.find(key)) return **hit;
 
     const int i = lowest_kind(packed);
     WSolved best;
@@ -310,7 +315,9 @@ const WSolved& solve_wild(uint64_t packed, bool pair, int w) {
             }
         }
     }
-    return wild_memo.emplace(key, best).first->second;
+    wild_store.push_back(best);
+    wild_memo.insert(key, &wild_store.back());
+    return wild_store.back();
 }
 
 // The groups of a wild entry, and its 王 as (index into the groups + base, kind).
@@ -943,8 +950,30 @@ std::unique_ptr<Win> evaluate_wang(const Counts& hand, const std::vector<Group>&
 
 // ------------------------------------------------------------------ the whole-answer memo
 
+// Two generations; each owns the Wins it holds (`owned`, indexed by the entries' `idx`; no-win
+// answers hold nullptr and own nothing). A hit in `old` moves the Win into `cur` (its address
+// unchanged) and leaves a stale entry in `old`, which is never read again: `cur` is looked up
+// first, and `old` is emptied as a whole when `cur` fills.
+struct WinRef {
+    const Win* w = nullptr;
+    uint32_t idx = 0;  // into the generation's `owned` (when w != nullptr)
+};
+struct WinGen {
+    FlatMap<EvalKey, WinRef, EvalKeyHash> map;
+    std::vector<std::unique_ptr<Win>> owned;
+    void add(const EvalKey& k, std::unique_ptr<Win> w) {
+        WinRef r{w.get(), uint32_t(owned.size())};
+        if (w) owned.push_back(std::move(w));
+        map.insert(k, r);
+    }
+    void clear(bool release = false) {
+        map.clear(release);
+        owned.clear();
+        if (release) owned.shrink_to_fit();
+    }
+};
 struct WinMemo {
-    std::unordered_map<EvalKey, std::unique_ptr<Win>, EvalKeyHash> cur, old;
+    WinGen cur, old;
 };
 WinMemo win_memo;
 std::unique_ptr<Win> unmemoised;  // the answer of the last call whose input has no EvalKey
@@ -952,6 +981,13 @@ std::unique_ptr<Win> unmemoised;  // the answer of the last call whose input has
 size_t SOLVE_CAP = size_t(1) << 20;  // scoring._solve's lru_cache maxsize
 size_t WILD_CAP = size_t(1) << 16;   // scoring._solve_wild's
 size_t WIN_CAP = size_t(1) << 18;    // scoring.evaluate_counts' (per generation)
+
+// A full `cur` becomes `old` (the previous `old` and its Wins are dropped).
+void roll_if_full() {
+    if (win_memo.cur.map.size() < WIN_CAP) return;
+    std::swap(win_memo.cur, win_memo.old);
+    win_memo.cur.clear();
+}
 
 // A memo id for a Rules whose `id` is 0 (built in C++, not by the binding): equal rule sets
 // (every field) share one, above the binding's ids.
@@ -1034,18 +1070,20 @@ const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win
     // Tables are emptied only here, between searches (their nodes are linked to each other).
     if (solve_memo.size() > SOLVE_CAP || wild_memo.size() > WILD_CAP) {
         solve_memo.clear();
+        solve_store.clear();
         wild_memo.clear();
+        wild_store.clear();
     }
     EvalKey key;
     const bool memo = eval_key(hand, melds, win_card, rules, a, &key);
     if (memo) {
-        auto it = win_memo.cur.find(key);
-        if (it != win_memo.cur.end()) return it->second.get();
-        auto jt = win_memo.old.find(key);
-        if (jt != win_memo.old.end()) {  // promote: the Win keeps its address
-            const Win* w = jt->second.get();
-            win_memo.cur.emplace(key, std::move(jt->second));
-            win_memo.old.erase(jt);
+        if (const WinRef* hit = win_memo.cur.map.find(key)) return hit->w;
+        if (const WinRef* old = win_memo.old.map.find(key)) {  // promote: the Win keeps its address
+            const Win* w = old->w;
+            std::unique_ptr<Win> moved;
+            if (w != nullptr) moved = std::move(win_memo.old.owned[old->idx]);
+            roll_if_full();
+            win_memo.cur.add(key, std::move(moved));
             return w;
         }
     }
@@ -1053,11 +1091,8 @@ const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win
                                     : evaluate_plain(hand, melds, win_card, rules, a);
     const Win* out = w.get();
     if (memo) {
-        if (win_memo.cur.size() >= WIN_CAP) {
-            win_memo.old = std::move(win_memo.cur);
-            win_memo.cur.clear();  // (moved-from: valid, made empty)
-        }
-        win_memo.cur.emplace(key, std::move(w));
+        roll_if_full();
+        win_memo.cur.add(key, std::move(w));
     } else {
         unmemoised = std::move(w);
     }
@@ -1073,10 +1108,12 @@ void set_scoring_memo_caps(size_t solve, size_t wild, size_t win) {
 
 void clear_scoring_caches() {  // (fresh tables: clear() would keep the bucket arrays)
     std::lock_guard<std::mutex> lock(mu);
-    solve_memo = decltype(solve_memo)();
-    wild_memo = decltype(wild_memo)();
-    win_memo.cur = decltype(win_memo.cur)();
-    win_memo.old = decltype(win_memo.old)();
+    solve_memo.clear(true);
+    solve_store = decltype(solve_store)();
+    wild_memo.clear(true);
+    wild_store = decltype(wild_store)();
+    win_memo.cur.clear(true);
+    win_memo.old.clear(true);
 }
 
 }  // namespace phz
