@@ -62,41 +62,55 @@ _HOT = ("agent_selection", "agents", "rewards", "terminations", "truncations", "
 """The attributes every ``last()``/``step()`` reads through the wrapper chain."""
 
 
-def _direct_wrapper(base: type) -> type:
-    """``base`` (a PettingZoo wrapper) with the :data:`_HOT` attributes as properties on the raw
-    env. PettingZoo's ``BaseWrapper.__getattr__`` forwards one layer per call, so each read of
-    ``agent_selection`` on the outer of three wrappers cost three Python calls; behaviour is
-    unchanged (an ``AttributeError`` in a property falls back to the wrapper's ``__getattr__``,
-    so ``OrderEnforcingWrapper`` still refuses ``agents`` before ``reset()``)."""
-    ns: dict[str, Any] = {name: _direct(name) for name in _HOT}
-    if base is wrappers.OrderEnforcingWrapper:
-        def checked(name: str) -> property:
-            def get(self: Any) -> Any:
-                if not self._has_reset and name != "possible_agents":
-                    raise AttributeError(f"{name} cannot be accessed before reset")
-                return getattr(self._raw, name)
-            return property(get, _direct(name).fset)
-        ns.update({name: checked(name) for name in _HOT})
+def _checked(name: str) -> property:
+    """:func:`_direct` with ``OrderEnforcingWrapper``'s refusal before ``reset()``."""
 
-    def __init__(self: Any, env: AECEnv, *args: Any, **kwargs: Any) -> None:
-        base.__init__(self, env, *args, **kwargs)
+    def get(self: Any) -> Any:
+        if not self._has_reset and name != "possible_agents":
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    return property(get, _direct(name).fset, doc=f"The raw env's ``{name}``.")
+
+
+# PettingZoo's wrappers with the _HOT attributes as properties on the raw env. Its
+# BaseWrapper.__getattr__ forwards one layer per call, so each read of ``agent_selection`` on the
+# outer of three wrappers cost three Python calls. Behaviour is unchanged: an AttributeError in a
+# property falls back to the wrapper's __getattr__, and OrderEnforcingWrapper still refuses
+# ``agents`` (and the rest of its list) before reset().
+class _TerminateIllegal(wrappers.TerminateIllegalWrapper):
+    def __init__(self, env: AECEnv, illegal_reward: float) -> None:
+        super().__init__(env, illegal_reward)
         self._raw = env.unwrapped
 
-    ns["__init__"] = __init__
-    ns["__doc__"] = base.__doc__
-    return type(base.__name__, (base,), ns)
+
+class _AssertOutOfBounds(wrappers.AssertOutOfBoundsWrapper):
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
 
 
-_TerminateIllegal = _direct_wrapper(wrappers.TerminateIllegalWrapper)
-_AssertOutOfBounds = _direct_wrapper(wrappers.AssertOutOfBoundsWrapper)
-_OrderEnforcing = _direct_wrapper(wrappers.OrderEnforcingWrapper)
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
+
+    def __str__(self) -> str:  # as OrderEnforcingWrapper's own (not a subclass's) str
+        return str(self.env)
+
+
+for _name in _HOT:
+    setattr(_TerminateIllegal, _name, _direct(_name))
+    setattr(_AssertOutOfBounds, _name, _direct(_name))
+    setattr(_OrderEnforcing, _name, _checked(_name))
+del _name
 
 
 def env(**kwargs: Any) -> AECEnv:
     """The wrapped environment (illegal-move termination, bounds check, order enforcement):
     PettingZoo's ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and
     ``OrderEnforcingWrapper`` (subclasses that read the hot attributes straight off the raw env,
-    see :func:`_direct_wrapper`)."""
+    see :data:`_HOT`)."""
     e = raw_env(**kwargs)
     e = _TerminateIllegal(e, illegal_reward=-1)
     e = _AssertOutOfBounds(e)

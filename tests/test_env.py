@@ -428,3 +428,29 @@ def test_state_is_the_observation_then_state_extra():
             checked += 1
             env.step(int(rng.choice(env.infos[env.agent_selection]["legal_actions"])))
     assert checked > 50
+
+
+def test_wrapped_env_reads_the_raw_envs_attributes_and_keeps_pettingzoos_checks():
+    """env() wraps in PettingZoo's three wrappers (subclassed to read the hot attributes off the
+    raw env in one step): every such attribute is the raw env's own object, the order check
+    still refuses them before reset(), and writes reach the raw env."""
+    from pettingzoo.utils import wrappers
+
+    from paohuzi_env.aec_env import _HOT
+
+    e = paohuzi_env.env()
+    assert isinstance(e, wrappers.OrderEnforcingWrapper)
+    assert isinstance(e.env, wrappers.AssertOutOfBoundsWrapper)
+    assert isinstance(e.env.env, wrappers.TerminateIllegalWrapper)
+    for name in ("agents", "agent_selection", "rewards", "terminations", "infos"):
+        with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+            getattr(e, name)
+    assert e.possible_agents == ["player_0", "player_1", "player_2"]
+    e.reset(seed=3)
+    raw = e.unwrapped
+    for layer in (e, e.env, e.env.env):
+        for name in _HOT:
+            assert getattr(layer, name) is getattr(raw, name), name
+    e.infos = {a: {"x": 1} for a in e.agents}
+    assert raw.infos["player_0"] == {"x": 1}
+    assert str(e) == str(raw)
