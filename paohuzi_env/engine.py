@@ -941,11 +941,18 @@ def draw_deal(rules: Rules, deck: Any = None, dealer: Any = None,
         raise ValueError(f"dealer must be a seat 0, 1 or 2, got {dealer!r}")
     if deck is None:
         assert rng is not None
-        cards = np.repeat(np.arange(NUM_KINDS), COPIES)
-        if rules.wang:
-            cards = np.concatenate([cards, np.full(rules.wang, WANG)])  # R-WANG-1/2
-        deck = rng.permutation(cards).tolist()
+        cards = _FULL_DECK[rules.wang]  # R-WANG-1/2: the 王 after the 80 cards
+        return int(dealer), rng.permutation(cards).tolist()  # a permutation: no check needed
     return int(dealer), _checked_deck(deck, rules.wang)
+
+
+# The sorted decks drawn from: 80 cards, then 0-2 王 (read-only; permutation() copies).
+_FULL_DECK = {
+    n: np.concatenate([np.repeat(np.arange(NUM_KINDS), COPIES), np.full(n, WANG)]).astype(np.int64)
+    for n in range(3)
+}
+for _d in _FULL_DECK.values():
+    _d.flags.writeable = False
 
 
 def _checked_deck(deck: Any, n_wang: int = 0) -> list[int]:

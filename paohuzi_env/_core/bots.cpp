@@ -76,8 +76,11 @@ inline int sequence_huxi(const std::array<int, 3>& g) { return sequence_huxi(g[0
 // clear_bot_caches() bumps the generation; each thread drops its memos when it sees a new one.
 std::atomic<uint64_t> g_generation{0};
 
-// _structure's memo: an open-addressing table keyed on (packed, live, parameters), the
-// parameters (w_huxi, edge_penalty) as a small index kept in the key's top bits.
+// _structure's memo. The answers of one decision share `live` (and the parameters), and the
+// next decision has seen other cards: so the memo holds the answers of one (live, parameters)
+// at a time, in a small open-addressing table that stays in cache, and starts again (by a new
+// stamp, in O(1)) when they change. The parameters (w_huxi, edge_penalty) are a small index kept
+// in the key's top bits. (Only speed depends on what the memo keeps: its answers are exact.)
 class StructMemo {
 public:
     // The index of (w_huxi, edge_penalty); the table starts again when a 16th pair comes.
@@ -90,46 +93,48 @@ public:
         return uint64_t(params_.size() - 1) << 60;
     }
     // key_a: packed | params index << 60 (never 0: packed is not 0 here)
-    const double* find(uint64_t key_a, uint64_t live) const {
-        if (slots_.empty()) return nullptr;
-        for (size_t i = index(key_a, live);; i = (i + 1) & (slots_.size() - 1)) {
+    const double* find(uint64_t key_a, uint64_t live) {
+        if (live != live_ || (key_a >> 60) != top_ || slots_.empty()) {
+            restart(live, key_a >> 60);
+            return nullptr;
+        }
+        for (size_t i = index(key_a);; i = (i + 1) & mask_) {
             const Slot& s = slots_[i];
-            if (s.a == 0) return nullptr;
-            if (s.a == key_a && s.b == live) return &s.v;
+            if (s.stamp != stamp_) return nullptr;
+            if (s.a == key_a) return &s.v;
         }
     }
+    // After a find() of the same (key_a, live) that returned nullptr.
     void insert(uint64_t key_a, uint64_t live, double v) {
-        if ((size_ + 1) * 2 > slots_.size()) {
-            if (slots_.size() >= MAX_SLOTS) {
-                std::fill(slots_.begin(), slots_.end(), Slot{0, 0, 0.0});
-                size_ = 0;
-            } else {
-                grow();
-            }
-        }
-        for (size_t i = index(key_a, live);; i = (i + 1) & (slots_.size() - 1)) {
+        if (live != live_ || (key_a >> 60) != top_) restart(live, key_a >> 60);
+        if ((size_ + 1) * 2 > slots_.size()) grow();
+        for (size_t i = index(key_a);; i = (i + 1) & mask_) {
             Slot& s = slots_[i];
-            if (s.a == 0) {
-                s = Slot{key_a, live, v};
+            if (s.stamp != stamp_) {
+                s = Slot{key_a, v, stamp_};
                 ++size_;
                 return;
             }
-            if (s.a == key_a && s.b == live) return;
+            if (s.a == key_a) return;
         }
     }
     void clear() {
         slots_.clear();
         slots_.shrink_to_fit();
         size_ = 0;
+        mask_ = 0;
         params_.clear();
+        stamp_ = 1;
+        live_ = ~uint64_t(0);
     }
 
 private:
-    struct Slot { uint64_t a, b; double v; };
-    static constexpr size_t MIN_SLOTS = size_t(1) << 14;
-    static constexpr size_t MAX_SLOTS = size_t(1) << 21;  // 48 MiB; then it starts again
+    struct Slot { uint64_t a; double v; uint32_t stamp; };
+    static constexpr size_t MIN_SLOTS = size_t(1) << 12;
     std::vector<Slot> slots_;
-    size_t size_ = 0;
+    size_t size_ = 0, mask_ = 0;
+    uint32_t stamp_ = 1;  // a slot is in use when its stamp is the table's
+    uint64_t live_ = ~uint64_t(0), top_ = 0;  // the (live, parameters) the table holds
     std::vector<std::pair<uint64_t, uint64_t>> params_;
 
     static uint64_t dbits(double x) {
@@ -137,20 +142,41 @@ private:
         std::memcpy(&u, &x, sizeof u);
         return u;
     }
-    size_t index(uint64_t a, uint64_t b) const {
-        uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    size_t index(uint64_t a) const {
+        uint64_t h = a * 0x9E3779B97F4A7C15ull;
         h ^= h >> 31;
         h *= 0x94D049BB133111EBull;
         h ^= h >> 29;
-        return size_t(h) & (slots_.size() - 1);
+        return size_t(h) & mask_;
+    }
+    void restart(uint64_t live, uint64_t top) {
+        live_ = live;
+        top_ = top;
+        size_ = 0;
+        if (slots_.empty()) {
+            slots_.assign(MIN_SLOTS, Slot{0, 0.0, 0});
+            mask_ = MIN_SLOTS - 1;
+        }
+        if (++stamp_ == 0) {  // wrapped: forget every old stamp
+            for (Slot& s : slots_) s.stamp = 0;
+            stamp_ = 1;
+        }
     }
     void grow() {
         std::vector<Slot> old;
         old.swap(slots_);
-        slots_.assign(old.empty() ? MIN_SLOTS : old.size() * 2, Slot{0, 0, 0.0});
+        slots_.assign(old.size() * 2, Slot{0, 0.0, 0});
+        mask_ = slots_.size() - 1;
         size_ = 0;
         for (const Slot& s : old)
-            if (s.a != 0) insert(s.a, s.b, s.v);
+            if (s.stamp == stamp_) {
+                for (size_t i = index(s.a);; i = (i + 1) & mask_)
+                    if (slots_[i].stamp != stamp_) {
+                        slots_[i] = s;
+                        ++size_;
+                        break;
+                    }
+            }
     }
 };
 

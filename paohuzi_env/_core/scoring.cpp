@@ -684,6 +684,44 @@ bool forced_tianhu_of(const Counts& h) {
     return n4 >= 3 || n4 + n3 >= 5;
 }
 
+// ------------------------------------------------------------------ a quick "no win"
+
+// Whether kind k, held once or twice among the loose cards `lo`, can join no hand group of
+// _solve but a 将: no 句 through k (a run of three in its suit, or 二七十) has both other cards,
+// and no 绞 of k and the other size's same number can form. A single such card can join nothing.
+bool stranded(const Counts& lo, int k) {
+    auto has = [&](int j) { return lo[j] > 0; };
+    const int p = k % 10, base = k - p;
+    if (p >= 2 && has(k - 2) && has(k - 1)) return false;
+    if (p >= 1 && p <= 8 && has(k - 1) && has(k + 1)) return false;
+    if (p <= 7 && has(k + 1) && has(k + 2)) return false;
+    if (p == 1 || p == 6 || p == 9) {  // 二七十
+        int n = 0;
+        for (int q : {1, 6, 9}) n += q == p || has(base + q);
+        if (n == 3) return false;
+    }
+    const int other = lo[k < 10 ? k + 10 : k - 10];
+    return lo[k] == 1 ? other < 2 : other < 1;  // 绞 (k, j, j) / (k, k, j)
+}
+
+// A sound shortcut of evaluate_plain: true only when it would return None. Every reading of
+// make_readings has as loose cards the hand's loose cards, plus `c` in the first, and _solve must
+// place every loose card in a group, with at most one 将. A kind other than `c` stranded in the
+// first reading's cards is stranded in every reading (the others have fewer cards). So: a
+// stranded single, or two stranded pairs (both could only be the 将), mean no win. (A forced
+// 天胡, R-START-1, needs no decomposition: the caller does not ask when `tianhu` is set.)
+bool surely_no_win(const Counts& hand, int c) {
+    Counts lo;
+    for (int k = 0; k < NUM_KINDS; ++k) lo[k] = hand[k] < 3 ? hand[k] : 0;
+    if (c >= 0) lo[c] += 1;
+    int pairs = 0;
+    for (int k = 0; k < NUM_KINDS; ++k) {
+        if (k == c || (lo[k] != 1 && lo[k] != 2) || !stranded(lo, k)) continue;
+        if (lo[k] == 1 || ++pairs == 2) return true;
+    }
+    return false;
+}
+
 // ------------------------------------------------------------------ evaluate_counts
 
 // scoring.evaluate_counts without 王.
@@ -1066,6 +1104,7 @@ const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win
         for (int k : m.cards)
             if (k < 0 || k >= NUM_KINDS) throw std::invalid_argument("meld cards must be 0..19");
     }
+    if (a.wang == 0 && !a.tianhu && surely_no_win(hand, win_card)) return nullptr;
     std::lock_guard<std::mutex> lock(mu);
     // Tables are emptied only here, between searches (their nodes are linked to each other).
     if (solve_memo.size() > SOLVE_CAP || wild_memo.size() > WILD_CAP) {
