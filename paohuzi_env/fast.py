@@ -475,11 +475,31 @@ class VectorGame:
         self._v.step(a, rewards, done)
         return rewards, done
 
-    def policy_actions(self, policy: str = "random", out: np.ndarray | None = None) -> np.ndarray:
-        """Each hand's action under ``policy`` (one of :data:`POLICIES`) as int64 (n,)."""
+    def policy_actions(self, policy: str = "random", out: np.ndarray | None = None,
+                       which: np.ndarray | None = None) -> np.ndarray:
+        """Each hand's action under ``policy`` (one of :data:`POLICIES`) as int64 (n,); with
+        ``which`` (bool (n,)), only the hands it marks are asked (``out`` keeps its other
+        entries: allocate it yourself then)."""
         if out is None:
-            out = np.empty(self.num_hands, np.int64)
-        self._v.policy_actions(policy, out)
+            out = np.full(self.num_hands, -1, np.int64)
+        self._v.policy_actions(policy, out, which)
+        return out
+
+    def playout_after(self, actions: Any, which: np.ndarray, policy: str = "expert",
+                      seed: int = 0, out: np.ndarray | None = None) -> np.ndarray:
+        """Duplicate rollouts: for each hand marked in ``which`` (bool (n,)), a copy takes
+        ``actions[i]`` and ``policy`` then plays every seat to the end; returns the rewards
+        (n, 3) float32 of those copies (other rows untouched; zeros when ``out`` is None). The
+        hands themselves do not move.
+
+        Raises:
+            ValueError: if a marked hand's action is not legal there, or for bad arrays.
+        """
+        n = self.num_hands
+        a = _int_array(actions, "actions", n)
+        if out is None:
+            out = np.zeros((n, 3), np.float32)
+        self._v.playout_after(a, which, policy, seed, out)
         return out
 
     def random_actions(self, out: np.ndarray | None = None) -> np.ndarray:

@@ -111,6 +111,10 @@ class PPOConfig:
     """Iterations between checkpoints (a checkpoint is also written at the end)."""
     device: str = "auto"
     """``auto`` (CUDA when present, else CPU), ``cpu`` or ``cuda``."""
+    backend: str = "auto"
+    """Rollout engine: ``fast`` (the compiled core's ``VectorGame``,
+    :mod:`training.vector_rollout`), ``python`` (the reference engine,
+    :mod:`training.rollout`), or ``auto``: fast when the core is built."""
 
 
 def config_fields() -> list[str]:
@@ -187,6 +191,8 @@ def validate(cfg: PPOConfig) -> None:
     if cfg.prior != "none" and cfg.bc_steps:
         raise ValueError("config 'bc_steps' must be 0 when 'prior' is set: the prior already "
                          "plays the bot's choices, so there is nothing to clone")
+    if cfg.backend not in ("auto", "fast", "python"):
+        raise ValueError(f"config 'backend' must be auto, fast or python, got {cfg.backend!r}")
     if cfg.device not in ("auto", "cpu", "cuda"):
         raise ValueError(f"config 'device' must be auto, cpu or cuda, got {cfg.device!r}")
 

@@ -33,10 +33,11 @@ from .checkpoint import load_checkpoint, save_checkpoint
 from .config import PPOConfig, load_config, to_dict
 from .model import model_for
 from .rollout import Rollout, worker_main
+from .vector_rollout import VectorRollout, make_rollout
 
 RESUME_MAY_CHANGE = frozenset({
     "total_steps", "workers", "eval_every", "eval_deals", "eval_opponents", "final_eval_deals",
-    "save_every", "device",
+    "save_every", "device", "backend",
 })
 """Config keys a resumed run may change (the rest must match the checkpoint)."""
 
@@ -56,10 +57,10 @@ class Workers:
         self.n = n
         self.cfg = cfg
         entropies = [[cfg.seed, 1000 + i] for i in range(n)]
-        self.local: Rollout | None = None
+        self.local: Rollout | VectorRollout | None = None
         self.procs: list[Any] = []
         if n == 1:
-            self.local = Rollout(cfg, np.random.SeedSequence(entropies[0]))
+            self.local = make_rollout(cfg, np.random.SeedSequence(entropies[0]))
             if rng_states:
                 self.local.rng.bit_generator.state = rng_states[0]
             return

@@ -89,16 +89,7 @@ class Rollout:
     # ------------------------------------------------------------------ setup
 
     def set_weights(self, state_dict, snapshots=None, snapshot_weights=None) -> None:
-        self.model.load_state_dict(state_dict)
-        if snapshots is not None:
-            self.snapshots = []
-            for sd in snapshots:
-                m = model_for(self.cfg)
-                m.load_state_dict(sd)
-                m.eval()
-                self.snapshots.append(m)
-        if snapshot_weights is not None:
-            self.snapshot_weights = np.asarray(snapshot_weights, dtype=np.float64)
+        set_weights(self, state_dict, snapshots, snapshot_weights)
 
     def _new_hand(self) -> _Hand:
         cfg = self.cfg
@@ -235,30 +226,8 @@ class Rollout:
         for seat, traj in hand.traj.items():
             if not traj:
                 continue
-            T = len(traj)
-            values = np.array([t[4] for t in traj], dtype=np.float32)
-            rewards = np.zeros(T, dtype=np.float32)
-            rewards[-1] = reward_from_scores(scores, seat, cfg.reward, r.winner)
-            adv = np.zeros(T, dtype=np.float32)
-            last = 0.0
-            for t in range(T - 1, -1, -1):
-                next_v = values[t + 1] if t + 1 < T else 0.0
-                delta = rewards[t] + cfg.gamma * next_v - values[t]
-                last = delta + cfg.gamma * cfg.gae_lambda * last
-                adv[t] = last
-            out["obs"].append(np.stack([t[0] for t in traj]))
-            out["mask"].append(np.stack([t[1] for t in traj]))
-            out["action"].append(np.array([t[2] for t in traj], dtype=np.int64))
-            out["logp"].append(np.array([t[3] for t in traj], dtype=np.float32))
-            out["value"].append(values)
-            out["ret"].append(adv + values)
-            if cfg.advantage == "rollout":
-                adv = np.array([t[7] for t in traj], dtype=np.float32)
-            out["adv"].append(adv)
-            out["prior"].append(np.array([t[6] for t in traj], dtype=np.int64))
-            if cfg.central_critic:
-                out["extra"].append(np.stack([t[5] for t in traj]))
-            n += T
+            n += trajectory_gae(traj, reward_from_scores(scores, seat, cfg.reward, r.winner),
+                                cfg, out)
             if hand.kind != "self":
                 key = hand.kind if isinstance(hand.kind, str) else f"{hand.kind[0]}:{hand.kind[1]}"
                 acc = stats["by_opponent"].setdefault(key, [0.0, 0])
@@ -267,13 +236,61 @@ class Rollout:
         return n
 
 
+def set_weights(roll: Any, state_dict, snapshots=None, snapshot_weights=None) -> None:
+    """Load the learner's weights into a rollout (:class:`Rollout` or ``VectorRollout``), and
+    the snapshot pool and its sampling weights when given."""
+    roll.model.load_state_dict(state_dict)
+    if snapshots is not None:
+        roll.snapshots = []
+        for sd in snapshots:
+            m = model_for(roll.cfg)
+            m.load_state_dict(sd)
+            m.eval()
+            roll.snapshots.append(m)
+    if snapshot_weights is not None:
+        roll.snapshot_weights = np.asarray(snapshot_weights, dtype=np.float64)
+
+
+def trajectory_gae(traj: list[tuple], reward: float, cfg: PPOConfig, out: dict) -> int:
+    """Append one (hand, seat) trajectory to ``out`` with its GAE; returns its length.
+
+    ``traj`` holds (obs, mask, action, logp, value, extra, prior, rollout advantage) per
+    decision; ``reward`` arrives on the last one (hands are end-rewarded)."""
+    T = len(traj)
+    values = np.array([t[4] for t in traj], dtype=np.float32)
+    rewards = np.zeros(T, dtype=np.float32)
+    rewards[-1] = reward
+    adv = np.zeros(T, dtype=np.float32)
+    last = 0.0
+    for t in range(T - 1, -1, -1):
+        next_v = values[t + 1] if t + 1 < T else 0.0
+        delta = rewards[t] + cfg.gamma * next_v - values[t]
+        last = delta + cfg.gamma * cfg.gae_lambda * last
+        adv[t] = last
+    out["obs"].append(np.stack([t[0] for t in traj]))
+    out["mask"].append(np.stack([t[1] for t in traj]))
+    out["action"].append(np.array([t[2] for t in traj], dtype=np.int64))
+    out["logp"].append(np.array([t[3] for t in traj], dtype=np.float32))
+    out["value"].append(values)
+    out["ret"].append(adv + values)
+    if cfg.advantage == "rollout":
+        adv = np.array([t[7] for t in traj], dtype=np.float32)
+    out["adv"].append(adv)
+    out["prior"].append(np.array([t[6] for t in traj], dtype=np.int64))
+    if cfg.central_critic:
+        out["extra"].append(np.stack([t[5] for t in traj]))
+    return T
+
+
 def worker_main(cfg_dict: dict, seed_entropy: list[int], conn, rng_state=None) -> None:
     """A rollout process: receives weights, sends batches, until told to stop."""
     from .config import make_config
 
     torch.set_num_threads(1)
     cfg = make_config(cfg_dict)
-    roll = Rollout(cfg, np.random.SeedSequence(seed_entropy))
+    from .vector_rollout import make_rollout
+
+    roll = make_rollout(cfg, np.random.SeedSequence(seed_entropy))
     if rng_state is not None:
         roll.rng.bit_generator.state = rng_state
     while True:

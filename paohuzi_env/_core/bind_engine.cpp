@@ -505,16 +505,35 @@ void bind_engine(py::module_& m) {
             py::arg("actions"), py::arg("rewards"), py::arg("done"))
         .def(
             "policy_actions",
-            [](VectorGame& vg, const std::string& policy, py::handle out) {
+            [](VectorGame& vg, const std::string& policy, py::handle out, py::handle which) {
                 const Policy p = policy_from(policy);
                 if (p != P_RANDOM && !bots_linked())
                     throw py::value_error("the compiled bots are not part of this build");
                 int64_t* o = checked<int64_t>(out, "out", 'i', {vg.size()}, true, "int64");
+                const uint8_t* w = which.is_none() ? nullptr
+                    : checked<uint8_t>(which, "which", 'b', {vg.size()}, false, "bool");
                 py::gil_scoped_release nogil;
                 std::lock_guard<std::mutex> lock(vg.mutex());
-                vg.actions_of(p, o);
+                vg.actions_of(p, o, w);
             },
-            py::arg("policy"), py::arg("out"))
+            py::arg("policy"), py::arg("out"), py::arg("which") = py::none())
+        .def(
+            "playout_after",
+            [](const VectorGame& vg, py::handle actions, py::handle which,
+               const std::string& policy, uint64_t seed, py::handle out) {
+                const Policy p = policy_from(policy);
+                if (p != P_RANDOM && !bots_linked())
+                    throw py::value_error("the compiled bots are not part of this build");
+                const int n = vg.size();
+                const int64_t* a = checked<int64_t>(actions, "actions", 'i', {n}, false, "int64");
+                const uint8_t* w = checked<uint8_t>(which, "which", 'b', {n}, false, "bool");
+                float* o = checked<float>(out, "out", 'f', {n, 3}, true, "float32");
+                py::gil_scoped_release nogil;
+                std::lock_guard<std::mutex> lock(vg.mutex());
+                vg.playout_after(a, w, p, seed, o);
+            },
+            py::arg("actions"), py::arg("which"), py::arg("policy"), py::arg("seed"),
+            py::arg("out"))
         .def(
             "state",
             [](VectorGame& vg, py::handle out) {

@@ -168,10 +168,10 @@ void VectorGame::step(const int64_t* actions, float* rewards, uint8_t* done) {
     }
 }
 
-void VectorGame::actions_of(Policy p, int64_t* out) const {
+void VectorGame::actions_of(Policy p, int64_t* out, const uint8_t* which) const {
     View view;
     for (int i = 0; i < size(); ++i)
-        out[i] = policy_action(games_[i], p, seed_, deal_[i], &view);
+        if (which == nullptr || which[i]) out[i] = policy_action(games_[i], p, seed_, deal_[i], &view);
 }
 
 void VectorGame::state(float* out) const {
@@ -184,6 +184,24 @@ void VectorGame::state(float* out) const {
 void VectorGame::playout_all(Policy policy, uint64_t seed, float* rewards) const {
     for (int i = 0; i < size(); ++i) {
         Game g = games_[i];
+        playout(&g, policy, seed, deal_[i]);
+        rewards_of(g.result(), mode_, rewards + 3 * size_t(i));
+    }
+}
+
+void VectorGame::playout_after(const int64_t* actions, const uint8_t* which, Policy policy,
+                               uint64_t seed, float* rewards) const {
+    for (int i = 0; i < size(); ++i) {
+        if (!which[i]) continue;
+        const int64_t a = actions[i];
+        if (a < 0 || a >= NUM_ACTIONS || !games_[i].is_legal(int(a)))
+            throw std::invalid_argument("playout_after: action " + std::to_string(a) +
+                                        " is not legal in hand " + std::to_string(i));
+    }
+    for (int i = 0; i < size(); ++i) {
+        if (!which[i]) continue;
+        Game g = games_[i];
+        g.step(int(actions[i]));
         playout(&g, policy, seed, deal_[i]);
         rewards_of(g.result(), mode_, rewards + 3 * size_t(i));
     }

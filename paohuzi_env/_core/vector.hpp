@@ -74,11 +74,19 @@ public:
     int first_illegal(const int64_t* actions) const;
     // Apply one action per hand (all legal: check first_illegal). rewards: (n, 3), done: (n,).
     void step(const int64_t* actions, float* rewards, uint8_t* done);
-    void actions_of(Policy p, int64_t* out) const;  // random / greedy / expert action per hand
+    // random / greedy / expert action per hand; with `which` (n flags), only where it is set
+    // (out is left as it is elsewhere).
+    void actions_of(Policy p, int64_t* out, const uint8_t* which = nullptr) const;
     void state(float* out) const;                 // (n, state_size), relative to the acting seat
     // Play a copy of every hand to its end with `policy`; rewards (n, 3). The hands stay as
     // they are.
     void playout_all(Policy policy, uint64_t seed, float* rewards) const;
+    // Where which[i] is set: a copy of hand i takes actions[i] (which must be legal: checked,
+    // std::invalid_argument naming the hand otherwise), then `policy` plays it to its end;
+    // rewards (n, 3) of that copy (rows where which[i] is 0 are left as they are). A duplicate
+    // rollout on the same deck; the hands stay as they are.
+    void playout_after(const int64_t* actions, const uint8_t* which, Policy policy, uint64_t seed,
+                       float* rewards) const;
 
     const Game& hand(int i) const { return games_.at(i); }
     // Replace hand i (its rules must be this VectorGame's rule set, and it must be live).

@@ -1,0 +1,238 @@
+"""Rollouts on the compiled core: :class:`VectorRollout` steps ``games_per_worker`` hands of one
+:class:`paohuzi_env.fast.VectorGame` per tick, with no Python per hand in the game itself.
+
+Each tick: one ``observe()`` over every hand; the rule-based opponents and the ``prior`` answer
+in C++ for exactly the hands that need them (``policy_actions(..., which=...)``); one batched
+forward pass of the learner over every hand where a learner seat acts, and one per snapshot in
+use; duplicate rollouts (``advantage: rollout``) run in C++ on copies of the hands
+(``playout_after``); the central critic's full-information features come from
+``VectorGame.state()``. Only the bookkeeping of learner transitions is Python, once per
+transition.
+
+It produces the same batches as :class:`training.rollout.Rollout` (the readable reference on
+the Python engine, which the trainer uses when the core is not built): same opponent mix, same
+GAE per (hand, seat) trajectory, same fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from paohuzi_env import fast
+from paohuzi_env.actions import NUM_ACTIONS
+from paohuzi_env.rewards import reward_from_scores
+from paohuzi_env.rules import get_rules
+
+from .config import PPOConfig
+from .model import ActorCritic, model_for
+from .rollout import Rollout, set_weights, trajectory_gae
+
+SELF, SNAP = 0, 1
+"""Table kinds of a slot; a rule-based bot ``b`` is ``2 + index of b in opponent_bots``."""
+
+
+class VectorRollout:
+    """The hands of one worker on the compiled core (see the module docstring)."""
+
+    def __init__(self, cfg: PPOConfig, seed_seq: np.random.SeedSequence) -> None:
+        self.cfg = cfg
+        self.rules = get_rules(cfg.rules, **cfg.rules_overrides)
+        self.rng = np.random.default_rng(seed_seq)
+        self.model = model_for(cfg)
+        self.model.eval()
+        self.snapshots: list[ActorCritic] = []
+        self.snapshot_weights = np.zeros(0)
+        self.bots = list(cfg.opponent_bots)
+        self.vg: fast.VectorGame | None = None  # dealt at the first collect(), from self.rng
+        n = cfg.games_per_worker
+        self.kind = np.zeros(n, np.int64)
+        self.learner_seat = np.full(n, -1, np.int64)  # -1: every seat is the learner
+        self.snap = np.zeros(n, np.int64)
+        self.traj: list[dict[int, list[tuple]]] = [{} for _ in range(n)]
+        self.base: list[tuple | None] = [None] * n  # reward_baseline "expert": that deal's points
+
+    # ------------------------------------------------------------------ setup
+
+    def set_weights(self, state_dict, snapshots=None, snapshot_weights=None) -> None:
+        set_weights(self, state_dict, snapshots, snapshot_weights)
+
+    def _start(self) -> None:
+        """Deal: the VectorGame is seeded from this worker's generator when it first plays, so a
+        resumed worker (its generator restored) deals new hands, not the first ones again."""
+        self.vg = fast.VectorGame(self.cfg.games_per_worker, self.rules,
+                                  seed=int(self.rng.integers(2**63)), reward="score")
+        for i in range(self.vg.num_hands):
+            self._new_table(i)
+
+    def _new_table(self, i: int) -> None:
+        """Draw slot ``i``'s table for the hand it now holds, as :class:`Rollout` draws one."""
+        cfg = self.cfg
+        assert self.vg is not None
+        shares = np.array([cfg.opponent_self, cfg.opponent_snapshots if self.snapshots else 0.0]
+                          + list(cfg.opponent_bots.values()), dtype=np.float64)
+        kind = int(self.rng.choice(len(shares), p=shares / shares.sum()))
+        learner = int(self.rng.integers(3))
+        self.kind[i] = kind
+        self.learner_seat[i] = -1 if kind == SELF else learner
+        if kind == SNAP:
+            w = self.snapshot_weights if len(self.snapshot_weights) == len(self.snapshots) \
+                else np.ones(len(self.snapshots))
+            self.snap[i] = int(self.rng.choice(len(self.snapshots), p=w / w.sum()))
+        self.traj[i] = {s: [] for s in range(3) if kind == SELF or s == learner}
+        self.base[i] = None
+        if cfg.reward_baseline == "expert":
+            deck, dealer = fast.deal(self.vg.seed, self.vg.deal_index(i), self.rules)
+            g = fast.Game(self.rules, deck=deck, dealer=dealer).playout("expert")
+            assert g.result is not None
+            self.base[i] = g.result.scores
+
+    def _tag(self, i: int) -> str:
+        k = int(self.kind[i])
+        if k == SELF:
+            return "self"
+        if k == SNAP:
+            return f"snap:{int(self.snap[i])}"
+        return f"bot:{self.bots[k - 2]}"
+
+    # ------------------------------------------------------------------ collection
+
+    @torch.no_grad()
+    def collect(self, n_steps: int) -> dict:
+        """Play until at least ``n_steps`` learner transitions of finished hands are ready."""
+        cfg = self.cfg
+        if self.vg is None:
+            self._start()
+        vg = self.vg
+        assert vg is not None
+        n = vg.num_hands
+        obs = np.empty((n, vg.obs_size), np.float32)
+        mask8 = np.empty((n, NUM_ACTIONS), np.int8)
+        seat = np.empty(n, np.int64)
+        decision = np.empty(n, np.int64)
+        actions = np.zeros(n, np.int64)
+        prior = np.zeros(n, np.int64)
+        rewards = np.empty((n, 3), np.float32)
+        done = np.empty(n, np.bool_)
+        state = np.empty((n, vg.state_size), np.float32) if cfg.central_critic else None
+        r_act = np.zeros((n, 3), np.float32)
+        r_pri = np.zeros((n, 3), np.float32)
+        out: dict[str, Any] = {k: [] for k in ("obs", "mask", "action", "logp", "value", "adv",
+                                               "ret", "extra", "prior")}
+        stats: dict[str, Any] = {"invalid_actions": 0, "hands": 0, "by_opponent": {}}
+        ready = 0
+        while ready < n_steps:
+            vg.observe(obs, mask8, seat, decision)
+            mask = mask8.astype(bool)
+            learner = (self.kind == SELF) | (seat == self.learner_seat)
+            for b, name in enumerate(self.bots):
+                which = ~learner & (self.kind == 2 + b)
+                if which.any():
+                    vg.policy_actions(name, actions, which)
+            for k in np.unique(self.snap[~learner & (self.kind == SNAP)]):
+                idx = np.flatnonzero(~learner & (self.kind == SNAP) & (self.snap == k))
+                actions[idx] = self._sample(self.snapshots[int(k)], obs[idx], mask[idx], None)[0]
+            idx = np.flatnonzero(learner)
+            if len(idx):
+                pt = None
+                if cfg.prior != "none":
+                    vg.policy_actions(cfg.prior, prior, learner)
+                    pt = torch.from_numpy(prior[idx])
+                a, logp, logits_ok = self._sample(self.model, obs[idx], mask[idx], pt)
+                actions[idx] = a
+                ot = torch.from_numpy(obs[idx])
+                extra = None
+                if state is not None:
+                    vg.state(state)
+                    extra = state[idx, vg.obs_size:]
+                    values = self.model.value(ot, torch.from_numpy(extra)).numpy()
+                else:
+                    values = self.model.value(ot).numpy()
+                dev = np.zeros(len(idx), np.float32)
+                if cfg.advantage == "rollout":
+                    departs = np.zeros(n, np.bool_)
+                    departs[idx] = a != prior[idx]
+                    if departs.any():
+                        vg.playout_after(actions, departs, cfg.prior, 0, r_act)
+                        vg.playout_after(prior, departs, cfg.prior, 0, r_pri)
+                        for j, i in enumerate(idx):
+                            if departs[i]:
+                                s = int(seat[i])
+                                dev[j] = self._scale(float(r_act[i, s] - r_pri[i, s]))
+                stats["invalid_actions"] += int((~logits_ok).sum())
+                for j, i in enumerate(idx):
+                    self.traj[i][int(seat[i])].append((
+                        obs[i].copy(), mask[i].copy(), int(a[j]), float(logp[j]),
+                        float(values[j]), None if extra is None else extra[j].copy(),
+                        int(prior[i]), float(dev[j]),
+                    ))
+            vg.step(actions, rewards, done)
+            for i in np.flatnonzero(done):
+                ready += self._finish(int(i), rewards[i], out, stats)
+                self._new_table(int(i))
+        for k in list(out):
+            if k == "extra" and not cfg.central_critic:
+                out[k] = np.zeros((sum(len(x) for x in out["obs"]), 0), np.float32)
+                continue
+            out[k] = np.concatenate(out[k]) if out[k] else np.zeros(0)
+        out["stats"] = stats
+        out["rng_state"] = self.rng.bit_generator.state
+        return out
+
+    def _sample(self, model: ActorCritic, obs: np.ndarray, mask: np.ndarray,
+                prior: torch.Tensor | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Actions drawn from ``model``'s masked policy (inverse CDF on this worker's generator,
+        as :class:`Rollout`), their log-probabilities, and whether each drawn action is legal."""
+        logits = model.masked_logits(torch.from_numpy(obs), torch.from_numpy(mask), prior)
+        logp_all = torch.log_softmax(logits, -1).numpy()
+        cdf = np.cumsum(np.exp(logp_all.astype(np.float64)), axis=1)
+        u = self.rng.random(len(obs))[:, None] * cdf[:, -1:]
+        a = np.minimum((cdf <= u).sum(axis=1), NUM_ACTIONS - 1)
+        ok = mask[np.arange(len(a)), a]
+        if not ok.all():  # impossible with masked logits; counted, and a legal one played
+            a = np.where(ok, a, mask.argmax(axis=1))
+        return a, logp_all[np.arange(len(a)), a], ok
+
+    def _scale(self, points: float) -> float:
+        """Points on the reward's scale (``normalized``: / 64, clipped)."""
+        return reward_from_scores((points,), 0, self.cfg.reward, None)
+
+    def _finish(self, i: int, points: np.ndarray, out: dict, stats: dict) -> int:
+        """GAE over each learner seat's trajectory of slot ``i``'s finished hand."""
+        cfg = self.cfg
+        assert self.vg is not None
+        stats["hands"] += 1
+        raw = tuple(float(x) for x in points)
+        scores = raw
+        base = self.base[i]
+        if base is not None:
+            scores = tuple(a - b for a, b in zip(raw, base))
+        winner = None
+        if cfg.reward == "win":
+            last = self.vg.last_hand(i)
+            assert last is not None and last[0].result is not None
+            winner = last[0].result.winner
+        n = 0
+        tag = self._tag(i)
+        for s, traj in self.traj[i].items():
+            if not traj:
+                continue
+            reward = reward_from_scores(scores, s, cfg.reward, winner)
+            n += trajectory_gae(traj, reward, cfg, out)
+            if tag != "self":
+                acc = stats["by_opponent"].setdefault(tag, [0.0, 0])
+                acc[0] += raw[s]
+                acc[1] += 1
+        return n
+
+
+def make_rollout(cfg: PPOConfig, seed_seq: np.random.SeedSequence) -> Rollout | VectorRollout:
+    """The rollout of ``cfg.backend``: ``auto`` takes the compiled core when it is built."""
+    if cfg.backend == "fast" or (cfg.backend == "auto" and fast.available()):
+        if not fast.available():
+            raise ValueError("config 'backend: fast' needs the compiled core, which is not "
+                             f"available ({fast.unavailable_reason()}); use backend auto or python")
+        return VectorRollout(cfg, seed_seq)
+    return Rollout(cfg, seed_seq)
