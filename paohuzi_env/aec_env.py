@@ -43,6 +43,7 @@ from .render import render_text
 from .rewards import REWARD_MODES, reward_of
 from .rules import Rules, as_rules
 from .state import encode_state, state_size
+from .svg import table_svg
 
 
 def _direct(name: str) -> property:
@@ -123,7 +124,9 @@ class raw_env(AECEnv):
 
     Args:
         rules: a preset name or :class:`~paohuzi_env.rules.Rules`.
-        render_mode: None, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+        render_mode: None, ``"ansi"`` (``render()`` returns text), ``"human"`` (prints it) or
+            ``"svg"`` (returns an SVG document, :func:`paohuzi_env.svg.table_svg`); each from
+            the acting seat's view.
         reward: ``"score"``, ``"win"`` or ``"normalized"``.
         dealer: a fixed dealer seat, or None to draw it from the seed.
         backend: ``"auto"`` (default: the compiled core when built), ``"fast"`` or
@@ -132,7 +135,7 @@ class raw_env(AECEnv):
     """
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "svg"],
         "name": "paohuzi_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -150,8 +153,9 @@ class raw_env(AECEnv):
         self.rules = as_rules(rules)
         self.backend = resolve_backend(backend)
         self._game_cls: Any = game_class(self.backend)
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if render_mode not in (None, "ansi", "human", "svg"):
+            raise ValueError(
+                f"render_mode must be None, 'ansi', 'human' or 'svg', got {render_mode!r}")
         if reward not in REWARD_MODES:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if dealer is not None and dealer not in (0, 1, 2):
@@ -298,6 +302,8 @@ class raw_env(AECEnv):
         g = self.game
         assert g is not None, "call reset() first"
         seat = g.current_player if g.current_player is not None else 0
+        if self.render_mode == "svg":
+            return table_svg(g, seat)
         text = render_text(g, seat)
         if self.render_mode == "human":
             print(text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .actions import action_name
 from .cards import WANG_CHAR, kinds_of
 from .cards import format as fmt
-from .groups import GROUP_NAMES
+from .groups import GROUP_NAMES, group_huxi
 
 _SOURCE_WORDS = {"draw": "翻出", "discard": "打出", "liang": "亮张"}
 _DECISION_WORDS = {"tianhu": "天胡?", "hu": "胡?", "claim": "吃/碰?", "bi": "比", "discard": "出牌"}
@@ -24,8 +24,9 @@ def hand_text(counts, wang: int = 0) -> str:
     return " ".join(parts) if parts else "(空)"
 
 
-def render_text(game, seat: int) -> str:
-    """The table as ``seat`` sees it (other hands hidden)."""
+def render_text(game, seat: int, *, show_legal: bool = True) -> str:
+    """The table as ``seat`` sees it (other hands hidden). ``show_legal=False`` leaves out the
+    legal action ids (the terminal game offers them as a numbered menu instead)."""
     v = game.view(seat)
     lines = [f"墩 {v.wall} 张  亮张 {fmt([v.liang])}  庄家 座{v.dealer}"]
     for s in range(3):
@@ -47,7 +48,11 @@ def render_text(game, seat: int) -> str:
         lines.append(result_text(game))
     elif v.decision is not None:
         names = ", ".join(f"{a}:{action_name(a, v.decision)}" for a in v.legal)
-        lines.append(f"轮到你 {_DECISION_WORDS[v.decision]}  [{names}]")
+        what = _DECISION_WORDS[v.decision]
+        if v.decision == "bi" and v.offer is not None:  # R-CHI-2: every copy goes into a group
+            what += (f": 已选 {' '.join(fmt(g) for g in v.bi_groups)}, 手中还有 {v.bi_left} 张"
+                     f"{fmt([v.offer[0]])}要放进比组 (过 = 取消这次吃)")
+        lines.append(f"轮到你 {what}" + (f"  [{names}]" if show_legal else ""))
     else:
         lines.append(f"轮到 座{v.to_act}")
     return "\n".join(lines)
@@ -69,29 +74,44 @@ def result_text(game) -> str:
             f" 得分 {list(r.scores)}")
 
 
+def event_text(event) -> str | None:
+    """One public event as a line of text (None for an event that says nothing new)."""
+    ev, seat, data = event
+    if ev == "liang":
+        return f"座{seat} 坐庄, 亮张 {fmt([data])}"
+    if ev == "reveal":
+        return f"座{seat} 翻出 {fmt([data])}"
+    if ev == "wang":
+        return f"座{seat} 摸到 {WANG_CHAR}, 明示后收入手中"
+    if ev == "discard":
+        return f"座{seat} 打出 {fmt([data])}"
+    if ev == "to_discards":
+        return f"  {fmt([data])} 无人要, 放入座{seat}出牌区"
+    if ev in ("chi", "bi"):
+        return f"座{seat} {'吃' if ev == 'chi' else '比'} {fmt(data)}"
+    if ev in ("peng", "pao", "ti", "chou_wei"):
+        return f"座{seat} {GROUP_NAMES[ev]} {fmt([data] * (4 if ev in ('pao', 'ti') else 3))}"
+    if ev == "wei":
+        return f"座{seat} 偎 (暗)"
+    if ev == "hu":
+        return f"座{seat} 胡"
+    if ev == "huangzhuang":
+        return "荒庄"
+    return None
+
+
 def describe_events(game) -> str:
     """The public event log of a hand, one line each."""
-    out = []
-    for ev, seat, data in game.events:
-        if ev == "liang":
-            out.append(f"座{seat} 坐庄, 亮张 {fmt([data])}")
-        elif ev == "reveal":
-            out.append(f"座{seat} 翻出 {fmt([data])}")
-        elif ev == "wang":
-            out.append(f"座{seat} 摸到 {WANG_CHAR}, 明示后收入手中")
-        elif ev == "discard":
-            out.append(f"座{seat} 打出 {fmt([data])}")
-        elif ev == "to_discards":
-            out.append(f"  {fmt([data])} 无人要, 放入座{seat}出牌区")
-        elif ev in ("chi", "bi"):
-            out.append(f"座{seat} {'吃' if ev == 'chi' else '比'} {fmt(data)}")
-        elif ev in ("peng", "pao", "ti", "chou_wei"):
-            out.append(f"座{seat} {GROUP_NAMES[ev]} {fmt([data] * (4 if ev in ('pao', 'ti') else 3))}")
-        elif ev == "wei":
-            out.append(f"座{seat} 偎 (暗)")
-        elif ev == "hu":
-            out.append(f"座{seat} 胡")
-        elif ev == "huangzhuang":
-            out.append("荒庄")
+    out = [t for t in map(event_text, game.events) if t is not None]
     out.append(result_text(game))
     return "\n".join(out)
+
+
+def win_breakdown(win) -> list[str]:
+    """A scored win line by line: each group with its huxi, the huxi total, the 名堂 and the
+    score (R-SCORE-1..3), as ``paohuzi score`` and the browser table print it."""
+    lines = [f"{GROUP_NAMES.get(t, t):<3} {fmt(c):<6} {group_huxi(t, c):>2} 息" for t, c in win.groups]
+    lines.append(f"胡息 {win.huxi}  红 {win.red}  大 {win.big}  小 {win.small}")
+    lines.append(f"名堂 {'、'.join(win.names) if win.names else '平胡'}")
+    lines.append(f"{win.tun} 囤 × {win.fan} 番 = {win.score} 分 (each loser pays)")
+    return lines
