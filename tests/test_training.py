@@ -318,3 +318,47 @@ def test_tiny_training_run_under_yongzhou_uses_its_sizes(tmp_path, monkeypatch):
         make_agent(f"checkpoint:{final2}", seed=0, rules="huaihua")
     with pytest.raises(ValueError, match="771 observation floats"):
         PolicyAgent(model, seed=0, rules="huaihua")
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_an_interrupted_run_saves_and_resumes_to_the_same_step_count(tmp_path, sig):
+    """Ctrl-C (SIGINT to the whole process group, workers included) or SIGTERM: the iteration
+    under way finishes, latest.pt is written, the run exits 0 with no traceback; resumed, it
+    ends on exactly the step count an uninterrupted run reaches (every iteration is exactly
+    workers x steps_per_worker learner decisions)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    args = ["run_name=i", "workers=2", "games_per_worker=8", "steps_per_worker=300",
+            "hidden=32", "minibatch_size=128", "update_epochs=1", "eval_every=0",
+            "final_eval_deals=0", "save_every=1", "opponent_bots={greedy: 0.3}"]
+    cmd = [sys.executable, "-m", "training.ppo"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen(cmd + args + ["total_steps=600000"], cwd=tmp_path, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    latest = tmp_path / "checkpoints" / "i__1" / "latest.pt"
+    deadline = time.monotonic() + 120
+    while not latest.exists() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.2)
+    assert latest.exists(), p.communicate()[0][-2000:]
+    if sig == "SIGINT":
+        os.killpg(p.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+    else:
+        p.send_signal(signal.SIGTERM)
+    out, _ = p.communicate(timeout=120)
+    assert p.returncode == 0, out[-2000:]
+    assert "Traceback" not in out, out[-3000:]
+    assert f"stopped by {sig}" in out
+    data = load_checkpoint(latest)
+    k = data["iteration"]
+    assert k >= 1 and data["global_step"] == 600 * k < 600000
+    # resumed with a total two iterations further on: it stops exactly there
+    total = 600 * (k + 2)
+    r = subprocess.run(cmd + args + [f"total_steps={total}", "--resume", str(latest)],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    final = load_checkpoint(tmp_path / "checkpoints" / "i__1" / "final.pt")
+    assert final["global_step"] == total and final["iteration"] == k + 2

@@ -8,6 +8,7 @@ name the valid keys.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,6 +110,9 @@ class PPOConfig:
     """Deals of the evaluation against every baseline that ends a run (0: none)."""
     save_every: int = 10
     """Iterations between checkpoints (a checkpoint is also written at the end)."""
+    save_minutes: float = 2.0
+    """Also write ``latest.pt`` when this many minutes have passed since the last one (so a
+    long iteration schedule still saves within minutes); 0: by ``save_every`` only."""
     device: str = "auto"
     """``auto`` (CUDA when present, else CPU), ``cpu`` or ``cuda``."""
     backend: str = "auto"
@@ -142,11 +146,23 @@ def _coerce(name: str, value: Any) -> Any:
     return value
 
 
+def _unknown_keys(keys: Any, where: str) -> None:
+    """``ValueError`` naming unknown keys (with the closest valid one) and ``where`` they came
+    from."""
+    unknown = sorted(set(keys) - set(config_fields()))
+    if not unknown:
+        return
+    hints = []
+    for k in unknown:
+        close = difflib.get_close_matches(k, config_fields(), n=1)
+        hints.append(f"{k!r} (did you mean {close[0]!r}?)" if close else repr(k))
+    raise ValueError(f"unknown config key(s) {', '.join(hints)} {where}; valid keys: "
+                     f"{', '.join(config_fields())}")
+
+
 def make_config(values: dict[str, Any]) -> PPOConfig:
     """A config from a mapping; unknown keys raise ``ValueError`` listing the valid ones."""
-    unknown = sorted(set(values) - set(config_fields()))
-    if unknown:
-        raise ValueError(f"unknown config key(s) {unknown}; valid keys: {config_fields()}")
+    _unknown_keys(values, "in the config")
     cfg = PPOConfig(**{k: _coerce(k, v) for k, v in values.items()})
     validate(cfg)
     return cfg
@@ -160,6 +176,8 @@ def validate(cfg: PPOConfig) -> None:
     get_rules(cfg.rules, **cfg.rules_overrides)
     if cfg.reward not in REWARD_MODES:
         raise ValueError(f"config 'reward' must be one of {', '.join(REWARD_MODES)}, got {cfg.reward!r}")
+    if cfg.save_minutes < 0:
+        raise ValueError(f"config 'save_minutes' must be >= 0, got {cfg.save_minutes}")
     for name in ("total_steps", "games_per_worker", "steps_per_worker", "hidden",
                  "update_epochs", "minibatch_size"):
         if getattr(cfg, name) < 1:
@@ -201,19 +219,34 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
     """Read a YAML config and apply ``key=value`` overrides."""
     values: dict[str, Any] = {}
     if path is not None:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        p = Path(path)
+        if not p.is_file():
+            found = sorted(str(x) for x in Path("configs").glob("*.yaml")) if Path(
+                "configs").is_dir() else []
+            raise ValueError(f"config file {str(path)!r} not found"
+                             + (f"; configs here: {', '.join(found)}" if found else ""))
+        try:
+            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as e:
+            raise ValueError(f"{path}: not valid YAML: {e}") from None
         if not isinstance(data, dict):
             raise ValueError(f"{path}: a config file must be a YAML mapping")
+        _unknown_keys(data, f"in {path}")
         values.update(data)
+    given: dict[str, Any] = {}
     for item in overrides or []:
         if "=" not in item:
             raise ValueError(f"override {item!r} must look like key=value")
         k, v = item.split("=", 1)
-        values[k.strip()] = v
+        given[k.strip()] = v
+    _unknown_keys(given, "in the command-line overrides")
+    values.update(given)
     try:
         return make_config(values)
     except ValueError as e:
-        raise ValueError(f"{path or 'config'}: {e}") from None
+        where = f"{path} with overrides {list(given)}" if path and given else (
+            path or (f"overrides {list(given)}" if given else "the default config"))
+        raise ValueError(f"{where}: {e}") from None
 
 
 def to_dict(cfg: PPOConfig) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from multiprocessing import get_context
@@ -32,7 +33,7 @@ from paohuzi_env.rules import get_rules
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import PPOConfig, load_config, to_dict
 from .model import model_for
-from .rollout import Rollout, worker_main
+from .rollout import BATCH_KEYS, Rollout, worker_main
 from .vector_rollout import VectorRollout, make_rollout
 
 RESUME_MAY_CHANGE = frozenset({
@@ -96,8 +97,7 @@ class Workers:
 
 
 def _merge(batches: list[dict]) -> dict:
-    keys = ("obs", "mask", "action", "logp", "value", "adv", "ret", "extra", "prior")
-    return {k: np.concatenate([b[k] for b in batches]) for k in keys}
+    return {k: np.concatenate([b[k] for b in batches]) for k in BATCH_KEYS}
 
 
 def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng) -> dict:
@@ -179,10 +179,14 @@ def behaviour_clone(model, optimizer, cfg: PPOConfig, device, rng, log) -> None:
 def _demo_part(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One process's share of the expert demonstrations."""
     cfg_dict, part, n = args
+    from paohuzi_env import fast
+
     from .config import make_config
 
     cfg = make_config(cfg_dict)
     rules = get_rules(cfg.rules, **cfg.rules_overrides)
+    if cfg.backend == "fast" or (cfg.backend == "auto" and fast.available()):
+        return _demo_part_fast(cfg, rules, part, n)
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     acts: list[int] = []
@@ -204,6 +208,32 @@ def _demo_part(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 acts.append(a)
             g.step(a)
     return np.stack(obs), np.stack(masks), np.array(acts)
+
+
+def _demo_part_fast(cfg: PPOConfig, rules, part: int, n: int):
+    """``_demo_part`` on the compiled core: 64 hands of compiled-expert self-play at once (the
+    same decisions as the Python ``expert``, proven by the differential tests)."""
+    from paohuzi_env import fast
+
+    seed = int(np.random.SeedSequence([cfg.seed, 7, part]).generate_state(1, np.uint64)[0])
+    vg = fast.VectorGame(64, rules, seed)
+    obs, mask, _, _ = vg.observe()
+    acts = np.empty(vg.num_hands, np.int64)
+    got_obs: list[np.ndarray] = []
+    got_mask: list[np.ndarray] = []
+    got_act: list[np.ndarray] = []
+    total = 0
+    while total < n:
+        vg.observe(obs, mask)
+        vg.expert_actions(acts)
+        choice = mask.sum(axis=1) > 1  # a real choice: two or more legal actions
+        got_obs.append(obs[choice].copy())
+        got_mask.append(mask[choice].astype(bool))
+        got_act.append(acts[choice].copy())
+        total += int(choice.sum())
+        vg.step(acts)
+    return (np.concatenate(got_obs)[:n], np.concatenate(got_mask)[:n],
+            np.concatenate(got_act)[:n])
 
 
 def _demonstrations(cfg: PPOConfig, rules):
@@ -256,6 +286,35 @@ def evaluate_checkpoint(path: Path, cfg: PPOConfig, opponents, deals: int, worke
         res.pop("rows")
         out[opp] = res
     return out
+
+
+class _StopFlag:
+    """SIGINT (Ctrl-C) and SIGTERM ask the training loop to stop: the iteration under way
+    finishes, ``latest.pt`` is written (atomically) and the run ends cleanly. A second Ctrl-C
+    stops at once (``KeyboardInterrupt``), keeping the last checkpoint written."""
+
+    def __init__(self, log) -> None:
+        self.requested: str | None = None
+        self._log = log
+        self._old: dict[int, Any] = {}
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handle)
+        except ValueError:  # not the main thread: leave the signals alone
+            self._old = {}
+
+    def _handle(self, signum, frame) -> None:
+        name = signal.Signals(signum).name
+        if self.requested and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.requested = name
+        self._log(f"\n{name}: finishing this iteration, then saving and stopping "
+                  "(Ctrl-C again to stop at once, keeping the last checkpoint)")
+
+    def restore(self) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old = {}
 
 
 def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
@@ -318,15 +377,32 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
             "worker_rng_states": states, "eval_history": eval_history,
         })
 
+    from paohuzi_env import fast
+
+    engine = "compiled core (VectorGame)" if cfg.backend == "fast" or (
+        cfg.backend == "auto" and fast.available()) else "Python engine"
+    per_iter = n_workers * cfg.steps_per_worker
+    log(f"paohuzi-train: run {run} | rules {rules.name} | device {device} | torch threads "
+        f"{torch.get_num_threads()} | {n_workers} rollout worker(s) on the {engine}\n"
+        f"  {cfg.total_steps:,} learner decisions in iterations of {per_iter:,} "
+        f"({-(-max(0, cfg.total_steps - global_step) // per_iter)} to go); checkpoints: "
+        f"{ckpt_path} (every {cfg.save_every} iterations"
+        + (f" or {cfg.save_minutes:g} min" if cfg.save_minutes else "") + ")\n"
+        f"  TensorBoard: tensorboard --logdir runs   (this run: runs/{run})\n"
+        f"  the bar's ETA appears after the first iteration; Ctrl-C (or SIGTERM) saves "
+        f"{ckpt_path.name} and stops; resume with --resume {ckpt_path}")
     if cfg.bc_steps and global_step == 0 and not resume:
         behaviour_clone(model, optimizer, cfg, device, rng, log)
+    log(f"starting {n_workers} rollout worker(s)...")
     workers = Workers(cfg, n_workers, worker_states)
     bar = tqdm(total=cfg.total_steps, initial=min(global_step, cfg.total_steps),
                desc=run, unit="step", file=sys.stderr, dynamic_ncols=True)
     latest_eval = ""
     states = worker_states
+    stop = _StopFlag(log)
+    last_save = time.monotonic()
     try:
-        while global_step < cfg.total_steps:
+        while global_step < cfg.total_steps and not stop.requested:
             t0 = time.perf_counter()
             if cfg.anneal_lr:
                 frac = 1.0 - global_step / cfg.total_steps
@@ -342,7 +418,9 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
             states = [b["rng_state"] for b in batches]
             batch = _merge(batches)
             n = len(batch["action"])
+            t1 = time.perf_counter()
             stats = ppo_update(model, optimizer, batch, cfg, device, rng)
+            t_upd = time.perf_counter() - t1
             global_step += n
             iteration += 1
             dt = time.perf_counter() - t0
@@ -364,6 +442,14 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
             sps = n / dt
             writer.add_scalar("charts/SPS", sps, global_step)
             writer.add_scalar("charts/rollout_SPS", n / t_roll, global_step)
+            # the split of an iteration's wall time: rollouts (of which the workers' forward
+            # passes, averaged over workers), the PPO update, and the rest
+            t_inf = float(np.mean([b["stats"].get("seconds", {}).get("inference", 0.0)
+                                   for b in batches]))
+            writer.add_scalar("time/rollout_s", t_roll, global_step)
+            writer.add_scalar("time/inference_s", t_inf, global_step)
+            writer.add_scalar("time/update_s", t_upd, global_step)
+            writer.add_scalar("time/other_s", max(0.0, dt - t_roll - t_upd), global_step)
             writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
             writer.add_scalar("charts/invalid_actions", invalid, global_step)
             writer.add_scalar("charts/hands", hands, global_step)
@@ -378,8 +464,12 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
             bar.update(n)
             bar.set_postfix_str(f"SPS {sps:.0f} {latest_eval}")
             final = global_step >= cfg.total_steps
-            if iteration % cfg.save_every == 0 or final:
+            due = cfg.save_minutes and time.monotonic() - last_save >= 60 * cfg.save_minutes
+            if iteration % cfg.save_every == 0 or final or due or stop.requested:
                 save(ckpt_path, states)
+                last_save = time.monotonic()
+            if stop.requested:
+                break
             if cfg.eval_every and (iteration % cfg.eval_every == 0) and not final:
                 save(ckpt_path, states)
                 res = evaluate_checkpoint(ckpt_path, cfg, cfg.eval_opponents, cfg.eval_deals,
@@ -397,8 +487,15 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
                 latest_eval = "eval " + " ".join(parts)
                 save(ckpt_path, states)
     finally:
+        stop.restore()
         workers.close()
         bar.close()
+    if stop.requested and global_step < cfg.total_steps:
+        writer.close()
+        log(f"stopped by {stop.requested} at step {global_step:,} (iteration {iteration}); "
+            f"saved {ckpt_path}. Continue with: paohuzi-train --config <the same config> "
+            f"--resume {ckpt_path}")
+        return ckpt_path
     final_path = ckpt_dir / "final.pt"
     save(final_path, states)
     if cfg.final_eval_deals:
@@ -431,6 +528,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"paohuzi-train: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # a second Ctrl-C: stopped at once
+        print("paohuzi-train: stopped; the last checkpoint written is kept", file=sys.stderr)
+        return 130
     return 0
 
 

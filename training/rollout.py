@@ -85,6 +85,7 @@ class Rollout:
         self.snapshots: list[ActorCritic] = []
         self.snapshot_weights = np.zeros(0)
         self.hands: list[_Hand] = [self._new_hand() for _ in range(cfg.games_per_worker)]
+        self.carry: dict[str, np.ndarray] | None = None  # transitions beyond the last batch
 
     # ------------------------------------------------------------------ setup
 
@@ -126,12 +127,13 @@ class Rollout:
 
     @torch.no_grad()
     def collect(self, n_steps: int) -> dict:
-        """Play until at least ``n_steps`` learner transitions of finished hands are ready."""
+        """Exactly ``n_steps`` learner transitions of finished hands (play until there are
+        enough; what a finished hand gives beyond them waits for the next call), so every
+        iteration of a run has the same size and a resumed run reaches the same step count."""
         cfg = self.cfg
-        out: dict[str, Any] = {k: [] for k in ("obs", "mask", "action", "logp", "value", "adv",
-                                               "ret", "extra", "prior")}
+        out: dict[str, Any] = {k: [] for k in BATCH_KEYS}
         stats: dict[str, Any] = {"invalid_actions": 0, "hands": 0, "by_opponent": {}}
-        ready = 0
+        ready = take_carry(self, out)
         while ready < n_steps:
             groups: dict = {}
             for hi, hand in enumerate(self.hands):
@@ -200,11 +202,7 @@ class Rollout:
                             None if extra is None else extra[j], int(prior[j]), dev,
                         ))
                     g.step(a)
-        for k in list(out):
-            if k == "extra" and not cfg.central_critic:
-                out[k] = np.zeros((sum(len(x) for x in out["obs"]), 0), np.float32)
-                continue
-            out[k] = np.concatenate(out[k]) if out[k] else np.zeros(0)
+        out = finish_batch(self, out, n_steps)
         out["stats"] = stats
         out["rng_state"] = self.rng.bit_generator.state
         return out
@@ -234,6 +232,36 @@ class Rollout:
                 acc[0] += r.scores[seat]
                 acc[1] += 1
         return n
+
+
+BATCH_KEYS = ("obs", "mask", "action", "logp", "value", "adv", "ret", "extra", "prior")
+"""The per-transition arrays of a batch."""
+
+
+def take_carry(roll: Any, out: dict) -> int:
+    """Start ``out`` (lists per key) with the transitions a rollout kept from its last call;
+    returns how many."""
+    carry = getattr(roll, "carry", None)
+    roll.carry = None
+    if not carry:
+        return 0
+    for k in BATCH_KEYS:
+        out[k].append(carry[k])
+    return len(carry["action"])
+
+
+def finish_batch(roll: Any, out: dict, n: int) -> dict:
+    """Concatenate ``out``'s lists; keep all but the first ``n`` transitions in ``roll.carry``
+    for the next call; returns the first ``n``."""
+    total = sum(len(x) for x in out["action"])
+    joined: dict[str, Any] = {}
+    for k in BATCH_KEYS:
+        if k == "extra" and not roll.cfg.central_critic:
+            joined[k] = np.zeros((total, 0), np.float32)
+        else:
+            joined[k] = np.concatenate(out[k]) if out[k] else np.zeros(0)
+    roll.carry = {k: v[n:] for k, v in joined.items()} if total > n else None
+    return {k: v[:n] for k, v in joined.items()}
 
 
 def set_weights(roll: Any, state_dict, snapshots=None, snapshot_weights=None) -> None:
@@ -284,8 +312,13 @@ def trajectory_gae(traj: list[tuple], reward: float, cfg: PPOConfig, out: dict) 
 
 def worker_main(cfg_dict: dict, seed_entropy: list[int], conn, rng_state=None) -> None:
     """A rollout process: receives weights, sends batches, until told to stop."""
+    import signal
+
     from .config import make_config
 
+    # Ctrl-C reaches every process of the terminal's group: the trainer (main process) decides
+    # what to save and closes the workers; a worker must not die with a traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
     cfg = make_config(cfg_dict)
     from .vector_rollout import make_rollout

@@ -16,6 +16,7 @@ GAE per (hand, seat) trajectory, same fields.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,7 @@ from paohuzi_env.rules import get_rules
 
 from .config import PPOConfig
 from .model import ActorCritic, model_for
-from .rollout import Rollout, set_weights, trajectory_gae
+from .rollout import BATCH_KEYS, Rollout, finish_batch, set_weights, take_carry, trajectory_gae
 
 SELF, SNAP = 0, 1
 """Table kinds of a slot; a rule-based bot ``b`` is ``2 + index of b in opponent_bots``."""
@@ -53,6 +54,7 @@ class VectorRollout:
         self.snap = np.zeros(n, np.int64)
         self.traj: list[dict[int, list[tuple]]] = [{} for _ in range(n)]
         self.base: list[tuple | None] = [None] * n  # reward_baseline "expert": that deal's points
+        self.carry: dict[str, np.ndarray] | None = None  # transitions beyond the last batch
 
     # ------------------------------------------------------------------ setup
 
@@ -101,7 +103,8 @@ class VectorRollout:
 
     @torch.no_grad()
     def collect(self, n_steps: int) -> dict:
-        """Play until at least ``n_steps`` learner transitions of finished hands are ready."""
+        """Exactly ``n_steps`` learner transitions of finished hands, as
+        :meth:`training.rollout.Rollout.collect`."""
         cfg = self.cfg
         if self.vg is None:
             self._start()
@@ -119,10 +122,11 @@ class VectorRollout:
         state = np.empty((n, vg.state_size), np.float32) if cfg.central_critic else None
         r_act = np.zeros((n, 3), np.float32)
         r_pri = np.zeros((n, 3), np.float32)
-        out: dict[str, Any] = {k: [] for k in ("obs", "mask", "action", "logp", "value", "adv",
-                                               "ret", "extra", "prior")}
+        out: dict[str, Any] = {k: [] for k in BATCH_KEYS}
         stats: dict[str, Any] = {"invalid_actions": 0, "hands": 0, "by_opponent": {}}
-        ready = 0
+        t_start = time.perf_counter()
+        t_net = 0.0  # forward passes (learner and snapshots)
+        ready = take_carry(self, out)
         while ready < n_steps:
             vg.observe(obs, mask8, seat, decision)
             mask = mask8.astype(bool)
@@ -131,15 +135,18 @@ class VectorRollout:
                 which = ~learner & (self.kind == 2 + b)
                 if which.any():
                     vg.policy_actions(name, actions, which)
+            t0 = time.perf_counter()
             for k in np.unique(self.snap[~learner & (self.kind == SNAP)]):
                 idx = np.flatnonzero(~learner & (self.kind == SNAP) & (self.snap == k))
                 actions[idx] = self._sample(self.snapshots[int(k)], obs[idx], mask[idx], None)[0]
+            t_net += time.perf_counter() - t0
             idx = np.flatnonzero(learner)
             if len(idx):
                 pt = None
                 if cfg.prior != "none":
                     vg.policy_actions(cfg.prior, prior, learner)
                     pt = torch.from_numpy(prior[idx])
+                t0 = time.perf_counter()
                 a, logp, logits_ok = self._sample(self.model, obs[idx], mask[idx], pt)
                 actions[idx] = a
                 ot = torch.from_numpy(obs[idx])
@@ -150,6 +157,7 @@ class VectorRollout:
                     values = self.model.value(ot, torch.from_numpy(extra)).numpy()
                 else:
                     values = self.model.value(ot).numpy()
+                t_net += time.perf_counter() - t0
                 dev = np.zeros(len(idx), np.float32)
                 if cfg.advantage == "rollout":
                     departs = np.zeros(n, np.bool_)
@@ -172,11 +180,8 @@ class VectorRollout:
             for i in np.flatnonzero(done):
                 ready += self._finish(int(i), rewards[i], out, stats)
                 self._new_table(int(i))
-        for k in list(out):
-            if k == "extra" and not cfg.central_critic:
-                out[k] = np.zeros((sum(len(x) for x in out["obs"]), 0), np.float32)
-                continue
-            out[k] = np.concatenate(out[k]) if out[k] else np.zeros(0)
+        out = finish_batch(self, out, n_steps)
+        stats["seconds"] = {"collect": time.perf_counter() - t_start, "inference": t_net}
         out["stats"] = stats
         out["rng_state"] = self.rng.bit_generator.state
         return out
