@@ -65,13 +65,17 @@ def result_text(game) -> str:
         return "未结束"
     if r.winner is None:
         if any(r.scores):  # R-WANG-8: 王 left in hands pay
-            return f"荒庄: 墩上的牌摸完, 无人胡牌; 手中有王者赔付 (每张王 5 分): 得分 {list(r.scores)}"
+            return f"荒庄: 墩上的牌摸完, 无人胡牌; 手中有王者赔付 (每张王 5 分): 得分 {_scores(r.scores)}"
         return "荒庄: 墩上的牌摸完, 无人胡牌 (0 分)"
     w = r.win
     names = "、".join(w.names) if w.names else "平胡"
     how = "天胡" if r.reason == "tianhu" else "胡牌"
     return (f"座{r.winner} {how}: {w.huxi} 胡息, {w.tun} 囤 × {w.fan} 番 = {w.score} 分 ({names});"
-            f" 得分 {list(r.scores)}")
+            f" 得分 {_scores(r.scores)}")
+
+
+def _scores(scores) -> str:
+    return " ".join(f"座{s} {p:+d}" for s, p in enumerate(scores))
 
 
 def event_text(event) -> str | None:

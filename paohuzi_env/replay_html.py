@@ -174,7 +174,7 @@ button.on { background:#f4c542; color:#222; }
   display:flex; justify-content:space-between; gap:8px; }
 #legal li.chosen { background:#f4c542; color:#222; font-weight:bold; }
 .bar { display:inline-block; height:8px; background:#9cc9b0; vertical-align:middle; }
-#log { padding-left:18px; margin:0; max-height:260px; overflow:auto; color:#cfe0d5; }
+#log { padding-left:34px; margin:0; max-height:260px; overflow:auto; color:#cfe0d5; }
 #result { white-space:pre-wrap; color:#f4c542; font-family: monospace, 'Noto Sans CJK SC'; }
 .keys { color:#8fb39f; font-size:12px; }
 </style></head>
@@ -182,9 +182,9 @@ button.on { background:#f4c542; color:#222; }
 __DEFS__
 <h1>__TITLE__</h1>
 <div id="bar">
-  <button id="first" title="Home">⏮</button><button id="prev" title="←">◀ 上一步</button>
+  <button id="first" title="Home">|◀ 开头</button><button id="prev" title="←">◀ 上一步</button>
   <span id="pos"></span>
-  <button id="next" title="→">下一步 ▶</button><button id="last" title="End">⏭</button>
+  <button id="next" title="→">下一步 ▶</button><button id="last" title="End">结尾 ▶|</button>
   <span style="margin-left:16px">视角:</span>
   <button class="view" data-view="0">座0</button><button class="view" data-view="1">座1</button>
   <button class="view" data-view="2">座2</button><button class="view" data-view="full">全部信息</button>

@@ -130,9 +130,9 @@ class Table:
         if action not in legal:
             what = action_name(action, g.decision) if 0 <= action <= 60 else "no action"
             raise Refused(
-                f"action {action} ({what}) is not legal now: you are answering "
+                f"{what} (action {action}) is not legal now: you are answering "
                 f"{_ANSWERING[g.decision]}; legal: "
-                + ", ".join(f"{a} ({action_name(a, g.decision)})" for a in legal)
+                + ", ".join(f"{action_name(a, g.decision)} ({a})" for a in legal)
             )
         g.step(action)
         self._run_bots()
@@ -324,7 +324,7 @@ button { background:#2e6b4f; color:#fff; border:1px solid #9cc9b0; border-radius
 button:hover { background:#3d8a66; }
 #message { color:#ff9a8a; min-height:18px; margin:4px 0; white-space:pre-wrap; }
 #result { white-space:pre-wrap; color:#f4c542; font-family:monospace,'Noto Sans CJK SC'; }
-#log { padding-left:20px; margin:0; max-height:280px; overflow:auto; color:#cfe0d5; }
+#log { padding-left:34px; margin:0; max-height:280px; overflow:auto; color:#cfe0d5; }
 #totals { margin:6px 0; }
 a { color:#9cd3ff; }
 </style></head>

@@ -3,7 +3,8 @@
 :func:`table_svg` draws what a seat may see (``Game.view(seat)``: its own hand face up, the other
 hands as card backs, another seat's 偎 as three backs, a 提 or 臭偎 with one card face up and the
 rest face down, as RULES.md's group table says) or, with ``seat=None``, everything (every hand
-face up; cards that lie face down at the table get a dashed frame). It also shows each seat's
+face up; cards that lie face down at the table get a dashed frame). Once the hand is over
+every view shows everything, as the players lay their cards open. It also shows each seat's
 discard area (出牌区), the card on offer and who offers it, the wall count, the 亮张, the dealer
 (庄), the pending decision, optional running totals and, once the hand is over, the result.
 
@@ -151,7 +152,7 @@ def _seat_panel(parts: list[str], game: Any, s: int, viewer: int | None, view: A
                 box: tuple[float, float, float, float], *, big_hand: bool,
                 totals: Sequence[int] | None, names: Sequence[str] | None) -> None:
     x, y, w, h = box
-    full = viewer is None
+    full = viewer is None or view.done  # once the hand is over every hand is laid open
     own = viewer == s
     acting = view.to_act == s and not view.done
     parts.append(f'<rect class="seat{" acting" if acting else ""}" x="{x}" y="{y}" width="{w}" '
