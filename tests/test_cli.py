@@ -48,3 +48,39 @@ def test_score_with_wang_under_yongzhou(capsys):
     # the same hand may not win on another player's card (R-WANG-5)
     assert main(["score", "一二三 壹贰叁 贰柒拾 二七十 玖玖玖 四五六 王王", "--win", "捌",
                  "--rules", "yongzhou"]) == 1
+
+
+def test_score_says_why_a_holding_cannot_win(capsys):
+    # R-WIN-3: 16 huxi, no 名堂, not 自摸: huaihua's 平胡 needs 18 (15 when 自摸)
+    assert main(["score", "一二三 壹贰叁 四五六 四五六 肆伍陆 捌捌捌 九九", "--win", "九"]) == 1
+    out = capsys.readouterr().out
+    assert "R-WIN-3" in out and "16 huxi" in out and "18" in out and "--self-drawn" in out
+    # R-GROUP-1: 七八九 八九十 八捌捌 would need the 坎 八八八 split
+    melds = "chi:壹贰叁,chi:贰柒拾,peng:拾拾拾,chi:二七十"
+    assert main(["score", "八八八 七九十 捌捌", "--melds", melds, "--win", "九"]) == 1
+    out = capsys.readouterr().out
+    assert "R-GROUP-1" in out and "八八八" in out
+    # R-WIN-1: the card count cannot make 7 门子
+    assert main(["score", "一二三 壹贰叁 四五六 四五六 肆伍陆 捌捌捌 九", "--win", "九"]) == 1
+    assert "7 门子" in capsys.readouterr().out
+    # R-WIN-1: no split at all
+    assert main(["score", "一三五 七九 壹叁伍 柒玖 二四六 八十 贰肆陆 捌捌", "--win", "拾"]) == 1
+    assert "do not split" in capsys.readouterr().out
+    # R-WANG-5: a 王 holder wins only 自摸
+    assert main(["score", "一二三 壹贰叁 贰柒拾 二七十 玖玖玖 四五六 王王", "--win", "捌",
+                 "--rules", "yongzhou"]) == 1
+    assert "R-WANG-5" in capsys.readouterr().out
+
+
+def test_win_card_must_be_one_card_in_the_notation(capsys):
+    assert main(["score", "一二三", "--win", "10"]) == 2
+    err = capsys.readouterr().err
+    assert "'10' is no card" in err and "s10 (十)" in err and "b10 (拾)" in err
+    assert main(["score", "一二三", "--win", "九十"]) == 2
+    assert "one card" in capsys.readouterr().err
+
+
+def test_play_rejects_a_hand_count_below_one(capsys):
+    for n in ("-1", "0"):
+        assert main(["play", "--hands", n]) == 2
+        assert "--hands must be at least 1" in capsys.readouterr().err

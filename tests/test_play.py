@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+
+import pytest
 
 from paohuzi_env.engine import Game, next_dealer
 from paohuzi_env.play import play, rank_title
@@ -69,3 +72,74 @@ def test_terminal_game_under_yongzhou_shows_wang_and_replays(tmp_path):
     for f in sorted(tmp_path.glob("*.json")):
         g = Game.replay(json.loads(f.read_text()))
         assert g.done and len(g.deck) == 82
+
+
+def _scripted(answers, prompts):
+    it = iter(answers)
+
+    def read(prompt):
+        prompts.append(prompt)
+        return next(it)
+
+    return read
+
+
+def test_opponents_moves_show_as_they_happen_and_one_numbering():
+    # Before each of your decisions the table's moves since your last one are listed (draws,
+    # claims, discards), not only as a log at the end; the menu is the only numbering.
+    shown, prompts = [], []
+    play(("expert", "expert"), seed=4, hands=1, records=None,
+         read=_scripted(["1"] * 300, prompts), write=shown.append)
+    text = "\n".join(shown)
+    menus = [i for i, line in enumerate(shown) if line.startswith("[1] ")]
+    assert len(menus) >= 3
+    # bot moves appear between two of your menus
+    between = shown[menus[0]:menus[-1]]
+    assert any(line.startswith("  · 座1") or line.startswith("  · 座2") for line in between)
+    # no action ids beside the menu (the ansi render's "[3:打 四, ...]" list is left out)
+    assert not re.search(r"\b\d+:(打|吃|碰|胡|过|比)", text)
+    assert "得分" in text and "累计" in text
+
+
+def test_card_names_and_move_names_are_accepted():
+    shown, prompts = [], []
+    answers = iter(["九", "s9", "过", "碰", "胡"])
+
+    def read(prompt):
+        prompts.append(prompt)
+        try:
+            return next(answers)
+        except StopIteration:
+            return "1"
+
+    play(("expert", "expert"), seed=4, hands=1, records=None, read=read, write=shown.append)
+    text = "\n".join(shown)
+    assert "'九' is not one of the choices" not in text
+    assert "  · 座0 打出 九" in text  # seed 4: you deal, holding 九九; typing 九 discards one
+
+
+def test_match_reads_cards_groups_and_words():
+    from paohuzi_env.actions import PASS, PENG
+    from paohuzi_env.play import _match
+
+    assert _match("九", [8, 9], "discard") == 8
+    assert _match("s9", [8, 9], "discard") == 8
+    assert _match("拾", [8, 9], "discard") is None  # not legal: asked again
+    assert _match("过", [PENG, PASS], "claim") == PASS and _match("碰", [PENG, PASS], "claim") == PENG
+    assert _match("一二三", [20, PASS], "claim") == 20 and _match("吃 一二三", [20, PASS], "claim") == 20
+
+
+def test_bi_prompt_says_pass_cancels_the_chi_and_hands_pause():
+    shown, prompts = [], []
+    play(("expert", "expert"), seed=4, hands=2, records=None,
+         read=_scripted(["1"] * 600, prompts), write=shown.append)
+    bi = [p for p in prompts if p.startswith("你的选择 (比")]
+    assert bi and all("过 = 取消这次吃" in p for p in bi)  # R-CHI-2
+    # a pause between the hands, none after the last
+    assert sum(p.startswith("按回车开始下一局") for p in prompts) == 1
+    assert "第 2 局" in "\n".join(shown)
+
+
+def test_hands_below_one_is_an_error():
+    with pytest.raises(ValueError, match="hands must be at least 1"):
+        play(hands=-1, records=None, read=lambda p: "q", write=lambda s: None)
