@@ -10,6 +10,11 @@ every agent seat draws from its own ``SeedSequence`` keyed by (seed, deal, rotat
 
 ``--league A B C ...`` plays a round robin (each agent as candidate against every other) and
 rates all agents with OpenSkill (Plackett–Luce) from the finishing order of every game.
+
+``--save-records DIR N`` saves N of the evaluated games as hand records (``Game.record()`` plus
+the seats' agent specs and, for checkpoint agents, the action probabilities of every decision),
+chosen by ``--save-which``: the first N games, or those where the candidate scored worst or best.
+``paohuzi replay FILE --html OUT`` turns one into a page to step through.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -77,6 +84,97 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
         rows.append(GameRow(deal, rot, r.scores[rot], r.winner == rot, r.winner is not None,
                             game.dealer == rot, r.scores))
     return rows
+
+
+def _probs_and_action(agent: Any, view: Any) -> tuple[int, dict[str, float] | None]:
+    """The agent's action and, for a greedy policy network (``checkpoint:``), its action
+    probabilities over the legal actions (the same forward pass ``PolicyAgent.act`` makes)."""
+    model = getattr(agent, "model", None)
+    if model is None or not hasattr(model, "masked_logits") or getattr(agent, "sample", True):
+        return agent(view), None
+    import torch
+
+    from paohuzi_env.actions import NUM_ACTIONS
+    from paohuzi_env.observation import encode
+
+    with torch.no_grad():
+        obs = torch.from_numpy(encode(view)).unsqueeze(0)
+        mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
+        mask[0, list(view.legal)] = True
+        prior = None if agent.prior is None else torch.tensor([agent.prior(view)])
+        logits = model.masked_logits(obs, mask, prior)[0]
+        p = torch.softmax(logits, -1)
+    return int(torch.argmax(logits)), {str(a): float(p[a]) for a in view.legal}
+
+
+def record_game(candidate: str, opponents: Sequence[str], deal: int, rotation: int, seed: int,
+                rules, backend: str = "python") -> dict[str, Any]:
+    """One game of :func:`play_deal` again (the same deal, seats and agent seeds, so the same
+    moves) as a hand record with ``seats`` and, where an agent gives them, ``probs``."""
+    rules = as_rules(rules)
+    game_cls = game_class(backend)
+    base = game_cls(rules, seed=_seed_of(seed, deal))
+    game = game_cls(rules, deck=base.deck, dealer=base.dealer)
+    specs = {rotation: candidate, (rotation + 1) % 3: opponents[0], (rotation + 2) % 3: opponents[1]}
+    fast = backend == "fast"
+    agents = {s: (_COMPILED[specs[s]] if fast and specs[s] in _COMPILED else
+                  make_agent(specs[s], seed=_seed_of(seed, deal, rotation, s), rules=rules))
+              for s in range(3)}
+    probs: list[dict[str, float] | None] = []
+    while not game.done:
+        s = game.current_player
+        assert s is not None
+        agent = agents[s]
+        if isinstance(agent, str):
+            a, p = getattr(game, agent)(), None
+        else:
+            a, p = _probs_and_action(agent, game.view(s))
+        probs.append(p)
+        game.step(a)
+    rec = game.record()
+    rec["seats"] = [specs[s] for s in range(3)]
+    rec["probs"] = probs if any(p is not None for p in probs) else None
+    r = game.result
+    rec["title"] = (f"{candidate} (座{rotation}) vs {' / '.join(opponents)} — deal {deal}, "
+                    f"seed {seed}: {r.scores[rotation]:+d}")
+    return rec
+
+
+SAVE_WHICH = ("first", "worst", "best")
+
+
+def save_records(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str], out_dir,
+                 n: int, *, which: str = "first", seed: int = 0, rules="huaihua",
+                 backend: str | None = None) -> list[Path]:
+    """Save ``n`` of the evaluated games (``rows`` from :func:`evaluate`) as record files in
+    ``out_dir``: the ``first`` ones, or those where the candidate scored ``worst`` or ``best``.
+
+    Raises:
+        ValueError: for ``n`` below 1 or an unknown ``which``.
+    """
+    if n < 1:
+        raise ValueError(f"the number of records to save must be at least 1, got {n}")
+    if which not in SAVE_WHICH:
+        raise ValueError(f"which must be one of {SAVE_WHICH}, got {which!r}")
+    order = list(rows)
+    if which == "worst":
+        order.sort(key=lambda r: r.points)
+    elif which == "best":
+        order.sort(key=lambda r: -r.points)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    backend = resolve_backend(backend)
+    paths = []
+    for row in order[:n]:
+        rec = record_game(candidate, opponents, row.deal, row.rotation, seed, rules, backend)
+        scores = tuple(game_class("python").replay(rec).result.scores)
+        if scores != tuple(row.scores):
+            raise RuntimeError(f"deal {row.deal}, seat {row.rotation} played again scored {scores}, "
+                               f"not {row.scores}: an agent is not deterministic for its seed")
+        path = out / f"deal{row.deal:05d}-seat{row.rotation}.json"
+        path.write_text(json.dumps(rec, ensure_ascii=False), encoding="utf-8")
+        paths.append(path)
+    return paths
 
 
 def _work(args) -> list[GameRow]:
@@ -279,7 +377,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backend", choices=BACKENDS, default=None,
                    help="engine: auto (default, or $PAOHUZI_BACKEND: the compiled core when built), "
                         "fast or python; the numbers do not depend on it")
+    p.add_argument("--save-records", nargs=2, metavar=("DIR", "N"),
+                   help="save N of the games as hand records in DIR (paohuzi replay FILE --html OUT)")
+    p.add_argument("--save-which", choices=SAVE_WHICH, default="first",
+                   help="which games --save-records saves: the first, or the candidate's worst or best")
     a = p.parse_args(argv)
+    if a.save_records and a.league:
+        p.error("--save-records saves games of one candidate; it does not go with --league")
     try:
         rules = get_rules(a.rules)
         if a.league:
@@ -294,9 +398,24 @@ def main(argv: list[str] | None = None) -> int:
             if not a.candidate:
                 p.error("give a candidate agent spec, or --league")
             opp = a.vs if len(a.vs) == 2 else [a.vs[0], a.vs[0]]
+            n_save = 0
+            if a.save_records:
+                try:
+                    n_save = int(a.save_records[1])
+                except ValueError:
+                    raise ValueError(f"--save-records DIR N: N must be a whole number, got "
+                                     f"{a.save_records[1]!r}") from None
+                if n_save < 1:
+                    raise ValueError(f"--save-records DIR N: N must be at least 1, got {n_save}")
             res = evaluate(a.candidate, opp, deals=a.deals, seed=a.seed, rules=rules,
                            workers=a.workers, progress=not a.no_progress, backend=a.backend)
-            res.pop("rows")
+            rows = res.pop("rows")
+            if a.save_records:
+                paths = save_records(rows, a.candidate, opp, a.save_records[0], n_save,
+                                     which=a.save_which, seed=a.seed, rules=rules,
+                                     backend=a.backend)
+                print(f"saved {len(paths)} records in {a.save_records[0]} "
+                      f"(paohuzi replay FILE --html OUT)", file=sys.stderr)
             print_table([res])
             out = res
     except ValueError as e:
