@@ -35,6 +35,7 @@ import numpy as np
 
 from paohuzi_env.agents import make_agent
 from paohuzi_env.backend import BACKENDS, game_class, resolve_backend
+from paohuzi_env.engine import replay_record
 from paohuzi_env.rules import as_rules, get_rules, preset_names
 
 
@@ -167,7 +168,7 @@ def save_records(rows: Sequence[GameRow], candidate: str, opponents: Sequence[st
     paths = []
     for row in order[:n]:
         rec = record_game(candidate, opponents, row.deal, row.rotation, seed, rules, backend)
-        scores = tuple(game_class("python").replay(rec).result.scores)
+        scores = tuple(replay_record(game_class("python"), rec).result.scores)
         if scores != tuple(row.scores):
             raise RuntimeError(f"deal {row.deal}, seat {row.rotation} played again scored {scores}, "
                                f"not {row.scores}: an agent is not deterministic for its seed")
