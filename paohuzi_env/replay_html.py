@@ -166,7 +166,8 @@ button:disabled { opacity:.4; cursor:default; }
 button.on { background:#f4c542; color:#222; }
 #pos { min-width: 90px; text-align:center; font-variant-numeric: tabular-nums; }
 #main { display:flex; gap:12px; align-items:flex-start; }
-#board svg { max-width: 100%; height: auto; }
+#board { flex: 0 1 auto; min-width: 0; }
+#board svg { display:block; height: min(700px, calc(100vh - 80px)); width: auto; max-width: 100%; }
 #side { width: 320px; font-size: 14px; }
 #side h2 { font-size: 15px; margin: 6px 0; color:#f4c542; }
 #legal { list-style:none; padding:0; margin:0; }

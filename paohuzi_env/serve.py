@@ -314,7 +314,8 @@ body { background:#0f2219; color:#eee; font-family:'Noto Sans CJK SC','Noto Seri
   margin:12px; }
 h1 { font-size:18px; margin:0 0 8px; }
 #main { display:flex; gap:12px; align-items:flex-start; }
-#board svg { max-width:100%; height:auto; }
+#board { flex: 0 1 auto; min-width: 0; }
+#board svg { display:block; height: min(700px, calc(100vh - 80px)); width: auto; max-width: 100%; }
 #board.discard use[data-seat-hand] { cursor:pointer; }
 #side { width:340px; font-size:14px; }
 #prompt { color:#f4c542; font-weight:bold; margin:6px 0; min-height:20px; }
