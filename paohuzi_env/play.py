@@ -83,7 +83,7 @@ def _ask(game: Any, seat: int, read: Callable[[str], str], write: Callable[[str]
     decision = game.decision
     menu = "  ".join(f"[{i + 1}] {action_name(a, decision)}" for i, a in enumerate(legal))
     hint = {
-        "claim": "过 = 不要这张牌 (不碰即忍碰)",
+        "claim": "过 = 不要这张牌" + (" (不碰即忍碰)" if PENG in legal else ""),
         "bi": "比: 这张牌的每一张都要放进一个比组; 过 = 取消这次吃",
         "hu": "胡 or 过", "tianhu": "胡 or 过", "discard": "打一张: 数字或牌名 (九, s9)",
     }[decision]
@@ -146,7 +146,7 @@ def play(
             game = game_cls(rules, dealer=dealer, seed=deal_ss)
             bots = {s: make_agent(opponents[i], seed=b, rules=rules)
                     for i, (s, b) in enumerate(zip((1, 2), bot_ss.spawn(2)))}
-            write(f"\n===== 第 {n + 1} 局  ({rules.name}, 庄家 座{game.dealer}) =====")
+            write(f"\n===== 第 {n + 1} 局  ({rules.name}, 庄家 座{game.dealer}; 你是 座{you}) =====")
             shown = 0
             while not game.done:
                 s = game.current_player
