@@ -28,7 +28,7 @@ from .cards import format as fmt
 from .cards import parse
 from .engine import next_dealer
 from .groups import group_huxi
-from .render import event_text, render_text, result_text, win_breakdown
+from .render import event_text, move_name, render_text, result_text, win_breakdown
 from .rules import as_rules
 
 # Seed 002's ladder (积分 → 等级). Its last two rungs have no number there; Decision: they
@@ -62,7 +62,8 @@ def _match(text: str, legal: list[int], decision: str | None) -> int | None:
     card name (discard), 碰/胡/过, or a 吃/比 group's cards (with or without the verb)."""
     t = text.replace(" ", "")
     for a in legal:
-        if t == action_name(a, decision).replace(" ", "") or t.lower() in _WORDS.get(a, ()):
+        names = (action_name(a, decision), move_name(a, decision, legal))
+        if t in (n.replace(" ", "") for n in names) or t.lower() in _WORDS.get(a, ()):
             return a
     for verb in ("打", "吃", "比"):
         t = t.removeprefix(verb)
@@ -81,7 +82,7 @@ def _match(text: str, legal: list[int], decision: str | None) -> int | None:
 def _ask(game: Any, seat: int, read: Callable[[str], str], write: Callable[[str], None]) -> int:
     legal = game.legal_actions()
     decision = game.decision
-    menu = "  ".join(f"[{i + 1}] {action_name(a, decision)}" for i, a in enumerate(legal))
+    menu = "  ".join(f"[{i + 1}] {move_name(a, decision, legal)}" for i, a in enumerate(legal))
     hint = {
         "claim": "过 = 不要这张牌" + (" (不碰即忍碰)" if PENG in legal else ""),
         "bi": "比: 这张牌的每一张都要放进一个比组; 过 = 取消这次吃",

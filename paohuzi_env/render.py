@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from .actions import action_name
+from .actions import PASS, PENG, action_name
 from .cards import WANG_CHAR, kinds_of
 from .cards import format as fmt
 from .groups import GROUP_NAMES, group_huxi
 
 _SOURCE_WORDS = {"draw": "翻出", "discard": "打出", "liang": "亮张"}
 _DECISION_WORDS = {"tianhu": "天胡?", "hu": "胡?", "claim": "吃/碰?", "bi": "比", "discard": "出牌"}
+
+
+def move_name(action: int, decision: str | None, legal) -> str:
+    """``action_name``, with 过 said in full where it means more than "no": 忍碰 when a 碰 is
+    declined (R-CHOU-3), and in a 比 chain the 吃 is cancelled (R-CHI-2)."""
+    if action == PASS and decision == "claim" and PENG in legal:
+        return "过 (忍碰)"
+    if action == PASS and decision == "bi":
+        return "过 (取消这次吃)"
+    return action_name(action, decision)
 
 
 def hand_text(counts, wang: int = 0) -> str:

@@ -25,10 +25,10 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from .actions import NUM_ACTIONS, action_name
+from .actions import NUM_ACTIONS
 from .backend import game_class
 from .engine import IllegalActionError
-from .render import event_text, result_text, win_breakdown
+from .render import event_text, move_name, result_text, win_breakdown
 from .rules import get_rules
 from .svg import card_defs, table_svg
 
@@ -109,7 +109,8 @@ def frames_of(record: dict[str, Any], backend: str | None = None) -> list[dict[s
             frames.append(frame)
             break
         d = game.decision
-        frame["legal"] = [[a, action_name(a, d)] for a in game.legal_actions()]
+        legal = game.legal_actions()
+        frame["legal"] = [[a, move_name(a, d, legal)] for a in legal]
         frame["chosen"] = actions[i]
         p = probs[i]
         frame["probs"] = None if p is None else {str(int(k)): float(v) for k, v in p.items()}

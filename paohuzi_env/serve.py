@@ -36,7 +36,7 @@ from .actions import action_name
 from .agents import make_agent
 from .backend import game_class
 from .engine import next_dealer
-from .render import event_text, result_text, win_breakdown
+from .render import event_text, move_name, result_text, win_breakdown
 from .replay_html import replay_html
 from .rules import Rules, as_rules
 from .svg import table_svg
@@ -152,6 +152,7 @@ class Table:
         g = self.game
         yours = not g.done and g.current_player == YOU
         d = g.decision if yours else None
+        legal = g.legal_actions() if yours else []
         out: dict[str, Any] = {
             "id": self.id,
             "hand": self.hand_no,
@@ -160,8 +161,7 @@ class Table:
             "your_turn": yours,
             "decision": d,
             "prompt": _PROMPT[d] if d else None,
-            "legal": [{"action": a, "name": action_name(a, d)} for a in g.legal_actions()]
-            if yours else [],
+            "legal": [{"action": a, "name": move_name(a, d, legal)} for a in legal],
             "log": [t.strip() for t in map(event_text, g.events) if t is not None],
             "totals": list(self.totals),
             "done": g.done,

@@ -135,6 +135,7 @@ def test_bi_prompt_says_pass_cancels_the_chi_and_hands_pause():
          read=_scripted(["1"] * 600, prompts), write=shown.append)
     bi = [p for p in prompts if p.startswith("你的选择 (比")]
     assert bi and all("过 = 取消这次吃" in p for p in bi)  # R-CHI-2
+    assert any(line.startswith("[1] 比") and "过 (取消这次吃)" in line for line in shown)
     # a pause between the hands, none after the last
     assert sum(p.startswith("按回车开始下一局") for p in prompts) == 1
     assert "第 2 局" in "\n".join(shown)
@@ -143,3 +144,13 @@ def test_bi_prompt_says_pass_cancels_the_chi_and_hands_pause():
 def test_hands_below_one_is_an_error():
     with pytest.raises(ValueError, match="hands must be at least 1"):
         play(hands=-1, records=None, read=lambda p: "q", write=lambda s: None)
+
+
+def test_pass_is_named_for_what_it_means():
+    from paohuzi_env.actions import PASS, PENG
+    from paohuzi_env.render import move_name
+
+    assert move_name(PASS, "claim", [PENG, PASS]) == "过 (忍碰)"  # R-CHOU-3
+    assert move_name(PASS, "claim", [20, PASS]) == "过"
+    assert move_name(PASS, "bi", [21, PASS]) == "过 (取消这次吃)"  # R-CHI-2
+    assert move_name(PASS, "hu", [59, PASS]) == "过"
