@@ -119,3 +119,16 @@ def test_the_replay_page_holds_the_hand_just_played(client):
     assert len(data["frames"]) == s["version"] + 1
     assert data["frames"][-1]["result"][0] == s["result"]["lines"][0]
     assert data["seats"] == ["你", "expert", "greedy"]
+
+
+def test_serve_binds_to_this_machine_by_default(monkeypatch):
+    from paohuzi_env import serve
+    from paohuzi_env.cli import build_parser
+
+    args = build_parser().parse_args(["serve"])
+    assert args.host == "127.0.0.1" and args.port == 8000
+    assert args.opponents == ["expert", "expert"]
+    seen = {}
+    monkeypatch.setattr("uvicorn.run", lambda app, **kw: seen.update(kw))
+    serve.run()
+    assert seen["host"] == "127.0.0.1"
