@@ -241,7 +241,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print("\n".join(f["result"]))
         else:
             chosen = next(name for a, name in f["legal"] if a == f["chosen"])
-            print(f"[{i + 1}] 座{f['actor']} {f['decision']}: {chosen}  "
+            what = {"tianhu": "天胡?", "hu": "胡?", "claim": "吃/碰?", "bi": "比",
+                    "discard": "出牌"}[f["decision"]]
+            print(f"[{i + 1}] 座{f['actor']} {what}: {chosen}  "
                   f"(legal: {', '.join(name for _, name in f['legal'])})")
     return 0
 

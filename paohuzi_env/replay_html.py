@@ -5,7 +5,9 @@ CSS and a little JavaScript — and loads nothing from anywhere: open it from di
 through the hand one decision at a time, forwards and backwards (buttons, or the keys ← → Home
 End), shows the table from any seat's view or with full information (buttons, or the keys 0 1 2
 and F), and for each decision names the seat, the decision and its legal actions, marks the one
-taken and, where the record carries them, shows the acting agent's action probabilities.
+taken and, where the record carries them, shows the acting agent's action probabilities. (The
+view switch changes the picture only: the decision panel always names the acting seat's legal
+actions, as a review of the hand would.)
 
 A record is :meth:`Game.record`'s dict (``rules``, ``deck``, ``dealer``, ``actions``) with these
 optional keys:
