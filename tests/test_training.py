@@ -362,3 +362,17 @@ def test_an_interrupted_run_saves_and_resumes_to_the_same_step_count(tmp_path, s
     assert r.returncode == 0, r.stderr[-2000:]
     final = load_checkpoint(tmp_path / "checkpoints" / "i__1" / "final.pt")
     assert final["global_step"] == total and final["iteration"] == k + 2
+
+
+def test_training_bench_prints_both_rates_and_their_ratio(capsys):
+    """python -m training.bench: (a) the network's compute rate, (b) the trainer's end-to-end
+    rate, and their ratio, for the config given (numbers measured, never asserted)."""
+    from training.bench import main as bench_main
+
+    assert bench_main(["--config", str(ROOT / "configs" / "ppo-tiny.yaml"), "--iterations", "2",
+                       "--seconds", "0.2", "steps_per_worker=300"]) == 0
+    out = capsys.readouterr().out
+    assert "(a) network compute" in out and "decisions/s" in out
+    assert "(b) trainer end to end: 600 decisions" in out
+    assert "(b)/(a) = " in out
+    assert bench_main(["--config", "nope.yaml"]) == 2

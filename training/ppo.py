@@ -38,7 +38,7 @@ from .vector_rollout import VectorRollout, make_rollout
 
 RESUME_MAY_CHANGE = frozenset({
     "total_steps", "workers", "eval_every", "eval_deals", "eval_opponents", "final_eval_deals",
-    "save_every", "device", "backend",
+    "save_every", "save_minutes", "device", "backend",
 })
 """Config keys a resumed run may change (the rest must match the checkpoint)."""
 
@@ -75,6 +75,8 @@ class Workers:
             p.start()
             self.conns.append(parent)
             self.procs.append(p)
+        for i, c in enumerate(self.conns):  # start-up (imports, tables) is not an iteration's
+            self._recv(i)
 
     def collect(self, state_dict, snapshots, weights, steps: int) -> list[dict]:
         if self.local is not None:
@@ -82,7 +84,16 @@ class Workers:
             return [self.local.collect(steps)]
         for c in self.conns:
             c.send(("collect", state_dict, snapshots, weights, steps))
-        return [c.recv() for c in self.conns]
+        return [self._recv(i) for i in range(self.n)]
+
+    def _recv(self, i: int) -> Any:
+        """Worker ``i``'s next message; a worker that died is a clear error, not a pipe's."""
+        try:
+            return self.conns[i].recv()
+        except (EOFError, ConnectionResetError, BrokenPipeError) as e:
+            code = self.procs[i].exitcode if self.procs[i].exitcode is not None else "unknown"
+            raise RuntimeError(f"rollout worker {i} died (exit code {code}); its traceback, if "
+                               "any, is printed above") from e
 
     def close(self) -> None:
         for c in getattr(self, "conns", []):
@@ -336,6 +347,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
     snap_ema: list[float] = []
     worker_states = None
     eval_history: list[dict] = []
+    iteration_seconds: list[float] = []  # wall time of each iteration (training.bench reads it)
     if resume:
         data = load_checkpoint(resume, rules=rules)
         if data.get("policy_only"):
@@ -375,6 +387,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
             "snapshots": snapshots, "snapshot_ema": snap_ema,
             "rng_state": rng.bit_generator.state, "torch_rng_state": torch.get_rng_state(),
             "worker_rng_states": states, "eval_history": eval_history,
+            "iteration_seconds": iteration_seconds[-1000:],
         })
 
     from paohuzi_env import fast
@@ -425,6 +438,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
             iteration += 1
             dt = time.perf_counter() - t0
             t_train += dt
+            iteration_seconds.append(dt)
             invalid = sum(b["stats"]["invalid_actions"] for b in batches)
             hands = sum(b["stats"]["hands"] for b in batches)
             by_opp: dict[str, list] = {}

@@ -326,6 +326,7 @@ def worker_main(cfg_dict: dict, seed_entropy: list[int], conn, rng_state=None) -
     roll = make_rollout(cfg, np.random.SeedSequence(seed_entropy))
     if rng_state is not None:
         roll.rng.bit_generator.state = rng_state
+    conn.send(("ready",))
     while True:
         msg = conn.recv()
         if msg[0] == "close":
