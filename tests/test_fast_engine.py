@@ -21,6 +21,7 @@ semantics of ``fast.Game`` (IllegalActionError messages, malformed decks and act
 from __future__ import annotations
 
 import copy
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -177,7 +178,12 @@ def run_parallel(name: str, hands: int, start: int = 0) -> dict[str, Any]:
     chunk = max(1, -(-hands // (WORKERS * 8)))
     jobs = [(name, s, min(chunk, start + hands - s)) for s in range(start, start + hands, chunk)]
     total: dict[str, Any] = {"hands": 0, "decisions": 0, "kinds": Counter(), "reasons": Counter()}
-    with ProcessPoolExecutor(WORKERS) as pool:
+    # forkserver, not fork: a child forked while another thread of this process holds the
+    # allocator's lock (ProcessPoolExecutor runs threads) can deadlock, and does under ASan
+    # (.ci/sanitize). Workers start from a clean server process instead.
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    with ProcessPoolExecutor(WORKERS, mp_context=ctx) as pool:
         for r in pool.map(check_range, *zip(*jobs)):
             total["hands"] += r["hands"]
             total["decisions"] += r["decisions"]
