@@ -32,7 +32,7 @@ from .backend import game_class
 from .engine import IllegalActionError
 from .render import event_text, move_name, result_text, win_breakdown
 from .rules import get_rules
-from .svg import card_defs, table_svg
+from .svg import card_defs, display_name, table_svg
 
 VIEWS = ("0", "1", "2", "full")
 
@@ -140,7 +140,9 @@ def replay_html(record: dict[str, Any], *, title: str | None = None, start_view:
     frames = frames_of(record, backend)
     heading = title or record.get("title") or (
         f"跑胡子 replay — {record['rules']['name']}, 庄家 座{record['dealer']}")
-    data = json.dumps({"frames": frames, "view": start_view, "seats": record.get("seats")},
+    seats = record.get("seats")
+    data = json.dumps({"frames": frames, "view": start_view,
+                       "seats": None if seats is None else [display_name(x) for x in seats]},
                       ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     return (_PAGE.replace("__TITLE__", escape(heading))
             .replace("__DEFS__", f'<svg width="0" height="0" style="position:absolute">{card_defs()}</svg>')
@@ -171,7 +173,8 @@ button.on { background:#f4c542; color:#222; }
 #main { display:flex; gap:12px; align-items:flex-start; }
 #board { flex: 0 1 auto; min-width: 0; }
 #board svg { display:block; height: min(700px, calc(100vh - 80px)); width: auto; max-width: 100%; }
-#side { width: 320px; font-size: 14px; }
+#side { width: 320px; font-size: 14px; overflow-wrap: anywhere; }
+h1 { overflow-wrap: anywhere; }
 #side h2 { font-size: 15px; margin: 6px 0; color:#f4c542; }
 #legal { list-style:none; padding:0; margin:0; }
 #legal li { padding:3px 6px; margin:2px 0; border-radius:4px; background:#1d3b2d;

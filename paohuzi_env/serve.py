@@ -24,6 +24,7 @@ from __future__ import annotations
 import secrets
 import threading
 from collections import OrderedDict
+from html import escape
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,7 @@ from .engine import next_dealer
 from .render import event_text, move_name, result_text, win_breakdown
 from .replay_html import replay_html
 from .rules import Rules, as_rules
-from .svg import table_svg
+from .svg import display_name, table_svg
 
 YOU = 0
 MAX_TABLES = 64
@@ -213,7 +214,7 @@ def create_app(opponents: tuple[str, str] = ("expert", "expert"), rules: str | R
 
     async def page(request: Request) -> Response:
         return HTMLResponse(_PAGE.replace("__RULES__", rules.name)
-                            .replace("__OPP__", " / ".join(opponents)))
+                            .replace("__OPP__", escape(" / ".join(map(display_name, opponents)))))
 
     async def new(request: Request) -> Response:
         body = await _json(request)
@@ -317,7 +318,7 @@ h1 { font-size:18px; margin:0 0 8px; }
 #board { flex: 0 1 auto; min-width: 0; }
 #board svg { display:block; height: min(700px, calc(100vh - 80px)); width: auto; max-width: 100%; }
 #board.discard use[data-seat-hand] { cursor:pointer; }
-#side { width:340px; font-size:14px; }
+#side { width:340px; font-size:14px; overflow-wrap:anywhere; }
 #prompt { color:#f4c542; font-weight:bold; margin:6px 0; min-height:20px; }
 #actions { display:flex; flex-wrap:wrap; gap:5px; margin-bottom:8px; }
 button { background:#2e6b4f; color:#fff; border:1px solid #9cc9b0; border-radius:5px;

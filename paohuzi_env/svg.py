@@ -37,6 +37,14 @@ _DECISION = {"tianhu": "天胡?", "hu": "胡?", "claim": "吃/碰?", "bi": "比"
 _FACE_UP_FOR_OTHERS = {"wei": 0, "chou_wei": 1, "ti": 1}
 
 
+def display_name(name: str, limit: int = 24) -> str:
+    """A seat's name short enough for a label: ``checkpoint:PATH`` keeps the file name only, and
+    anything longer than ``limit`` characters is cut with an ellipsis."""
+    if name.startswith("checkpoint:"):
+        name = "checkpoint:" + name.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
 def card_defs() -> str:
     """The ``<defs>`` with one symbol per card face (``pk-0`` .. ``pk-19``, ``pk-20`` the 王)
     and the back (``pk-back``)."""
@@ -165,7 +173,7 @@ def _seat_panel(parts: list[str], game: Any, s: int, viewer: int | None, view: A
     huxi = sum(group_huxi(t, c) for t, c in table if c is not None)
     label = f"座{s}"
     if names is not None:
-        label += f" {names[s]}"
+        label += f" {display_name(names[s])}"
     if s == view.dealer:
         label += " (庄)"
     if own and names is None:

@@ -148,3 +148,13 @@ def test_env_render_mode_svg_returns_the_acting_seats_view():
     assert "svg" in env.unwrapped.metadata["render_modes"]
     with pytest.raises(ValueError, match="'svg'"):
         paohuzi_env.raw_env(render_mode="rgb_array")
+
+
+def test_long_agent_names_are_shortened_for_labels():
+    from paohuzi_env.svg import display_name
+
+    assert display_name("checkpoint:/a/b/checkpoints/policy.pt") == "checkpoint:policy.pt"
+    assert display_name("expert") == "expert"
+    assert display_name("x" * 40) == "x" * 23 + "…"
+    g = Game("huaihua", seed=1)
+    assert "/a/b" not in table_svg(g, 0, names=["你", "checkpoint:/a/b/p.pt", "expert"])

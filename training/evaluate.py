@@ -37,6 +37,7 @@ from paohuzi_env.agents import make_agent
 from paohuzi_env.backend import BACKENDS, game_class, resolve_backend
 from paohuzi_env.engine import replay_record
 from paohuzi_env.rules import as_rules, get_rules, preset_names
+from paohuzi_env.svg import display_name
 
 
 @dataclass(frozen=True)
@@ -136,8 +137,9 @@ def record_game(candidate: str, opponents: Sequence[str], deal: int, rotation: i
     rec["seats"] = [specs[s] for s in range(3)]
     rec["probs"] = probs if any(p is not None for p in probs) else None
     r = game.result
-    rec["title"] = (f"{candidate} (座{rotation}) vs {' / '.join(opponents)} — deal {deal}, "
-                    f"seed {seed}: {r.scores[rotation]:+d}")
+    rec["title"] = (f"{display_name(candidate)} (座{rotation}) vs "
+                    f"{' / '.join(map(display_name, opponents))} — deal {deal}, seed {seed}: "
+                    f"{r.scores[rotation]:+d}")
     return rec
 
 
