@@ -365,7 +365,13 @@ a { color:#9cd3ff; }
     if (j.state) S = j.state; else if (!j.error) S = j;
     render(j.error || null);
   }
-  function act(a) { post("/api/table/" + S.id + "/act", {action: a, version: S.version}).then(answer); }
+  var busy = false;  // one move at a time: a double click does not send a stale second one
+  function act(a) {
+    if (busy) return;
+    busy = true;
+    post("/api/table/" + S.id + "/act", {action: a, version: S.version}).then(answer)
+      .finally(function () { busy = false; });
+  }
   function render(error) {
     var board = document.getElementById("board");
     board.innerHTML = S.svg;
