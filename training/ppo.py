@@ -172,13 +172,13 @@ def behaviour_clone(model, optimizer, cfg: PPOConfig, device, rng, log) -> None:
             "generating them again")
         cached = None
     if cached is not None:
-        obs, masks, acts = list(cached["obs"]), list(cached["mask"]), list(cached["action"])
+        obs, masks, acts = cached["obs"], cached["mask"], cached["action"]
         log(f"behaviour cloning: {len(acts)} expert decisions from {cache}")
     else:
         obs, masks, acts = _demonstrations(cfg, rules)
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, obs=np.stack(obs), mask=np.stack(masks), action=np.array(acts))
+        np.savez_compressed(tmp, obs=obs, mask=masks, action=acts)
         os.replace(tmp, cache)
     for group in optimizer.param_groups:
         group["lr"] = cfg.bc_learning_rate
@@ -259,16 +259,16 @@ def _demonstrations(cfg: PPOConfig, rules):
     else:
         with get_context("spawn").Pool(n_proc) as pool:
             parts = pool.map(_demo_part, jobs)
-    obs = [x for p in parts for x in p[0]]
-    masks = [x for p in parts for x in p[1]]
-    acts = [int(x) for p in parts for x in p[2]]
+    obs = np.concatenate([p[0] for p in parts])[:cfg.bc_steps]
+    masks = np.concatenate([p[1] for p in parts])[:cfg.bc_steps]
+    acts = np.concatenate([p[2] for p in parts])[:cfg.bc_steps].astype(np.int64)
     return obs, masks, acts
 
 
 def _fit_bc(model, optimizer, cfg: PPOConfig, device, rng, log, obs, masks, acts) -> None:
-    o = torch.as_tensor(np.stack(obs), device=device)
-    m = torch.as_tensor(np.stack(masks), device=device)
-    a = torch.as_tensor(np.array(acts), device=device)
+    o = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=device)
+    m = torch.as_tensor(np.asarray(masks, dtype=bool), device=device)
+    a = torch.as_tensor(np.asarray(acts, dtype=np.int64), device=device)
     n = len(a)
     for epoch in range(cfg.bc_epochs):
         perm = torch.as_tensor(rng.permutation(n), device=device)
