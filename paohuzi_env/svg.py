@@ -282,7 +282,9 @@ def _centre(parts: list[str], game: Any, view: Any, seat: int | None, caption: s
             y += 22
         win = game.result.win
         if win is not None:  # the winning hand as the evaluator read it (R-SCORE-1)
-            cols = [[(k, False) for k in cards] for _, cards in win.groups]
+            # a forced 天胡's loose rest (R-START-1) can be long: columns of at most four
+            cols = [[(k, False) for k in cards[i:i + 4]] for _, cards in win.groups
+                    for i in range(0, len(cards), 4)]
             p, _ = _columns(352, y - 6, 296, cols, 20, 18, 3)
             parts.append('<g class="win-groups">' + "".join(p) + "</g>")
     elif view.to_act is not None:

@@ -90,3 +90,12 @@ def test_cli_replay_writes_html_and_prints_text(tmp_path, capsys):
     assert "[1] 座" in text and ("胡" in text or "荒庄" in text)
     assert main(["replay", str(tmp_path / "nope.json")]) == 2
     assert "no record file" in capsys.readouterr().err
+
+
+def test_a_hand_won_at_the_deal_has_one_frame():
+    # R-START-1's forced 天胡 ends the hand before any decision: the page shows just the end.
+    g = Game("huaihua", seed=8072)
+    assert g.done and g.actions == []
+    frames = frames_of(g.record())
+    assert len(frames) == 1 and "天胡" in frames[0]["result"][0]
+    assert "window.replay" in replay_html(g.record())
