@@ -376,3 +376,24 @@ def test_training_bench_prints_both_rates_and_their_ratio(capsys):
     assert "(b) trainer end to end: 600 decisions" in out
     assert "(b)/(a) = " in out
     assert bench_main(["--config", "nope.yaml"]) == 2
+
+
+def test_a_run_ends_with_records_of_its_worst_evaluated_games(tmp_path, monkeypatch):
+    """save_records: the final evaluation keeps, against each baseline, the games the agent
+    scored worst, as hand records that replay (with the agent's action probabilities)."""
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    final = train(_tiny(total_steps=500, final_eval_deals=2, save_records=1),
+                  log=lambda *a: None)
+    evals = json.loads((final.parent / "final_eval.json").read_text(encoding="utf-8"))
+    for opp in ("random", "greedy", "expert"):
+        files = sorted((final.parent / "records" / f"vs-{opp}").glob("*.json"))
+        assert len(files) == 1, files
+        rec = json.loads(files[0].read_text(encoding="utf-8"))
+        g = Game.replay(rec)
+        assert g.done and rec["seats"].count(opp) == 2
+        assert rec["probs"] is not None and any(p for p in rec["probs"])
+        assert evals[opp]["deals"] == 2
+    with pytest.raises(ValueError, match="save_records"):
+        make_config({"save_records": -1})

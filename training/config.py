@@ -108,6 +108,10 @@ class PPOConfig:
     """Opponents of the periodic evaluations."""
     final_eval_deals: int = 300
     """Deals of the evaluation against every baseline that ends a run (0: none)."""
+    save_records: int = 5
+    """Hand records kept from that final evaluation: against each baseline, the games where the
+    agent scored worst, in ``checkpoints/<run>/records/`` (``paohuzi replay FILE --html OUT``
+    shows one, with the agent's action probabilities); 0: none."""
     save_every: int = 10
     """Iterations between checkpoints (a checkpoint is also written at the end)."""
     save_minutes: float = 2.0
@@ -176,6 +180,8 @@ def validate(cfg: PPOConfig) -> None:
     get_rules(cfg.rules, **cfg.rules_overrides)
     if cfg.reward not in REWARD_MODES:
         raise ValueError(f"config 'reward' must be one of {', '.join(REWARD_MODES)}, got {cfg.reward!r}")
+    if cfg.save_records < 0:
+        raise ValueError(f"config 'save_records' must be >= 0, got {cfg.save_records}")
     if cfg.save_minutes < 0:
         raise ValueError(f"config 'save_minutes' must be >= 0, got {cfg.save_minutes}")
     for name in ("total_steps", "games_per_worker", "steps_per_worker", "hidden",

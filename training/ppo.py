@@ -286,15 +286,21 @@ def _fit_bc(model, optimizer, cfg: PPOConfig, device, rng, log, obs, masks, acts
             f"agreement with expert {correct / n:.3f}")
 
 
-def evaluate_checkpoint(path: Path, cfg: PPOConfig, opponents, deals: int, workers: int) -> dict:
-    from .evaluate import evaluate
+def evaluate_checkpoint(path: Path, cfg: PPOConfig, opponents, deals: int, workers: int,
+                        records: Path | None = None) -> dict:
+    """Duplicate-deal evaluation of a checkpoint against each opponent; with ``records``, the
+    ``cfg.save_records`` games it scored worst against each are saved there as hand records."""
+    from .evaluate import evaluate, save_records
 
+    rules = get_rules(cfg.rules, **cfg.rules_overrides)
     out = {}
     for opp in opponents:
         res = evaluate(f"checkpoint:{path}", opp, deals=deals, seed=cfg.seed + 12345,
-                       rules=get_rules(cfg.rules, **cfg.rules_overrides), workers=workers,
-                       progress=False, mp_context="spawn")
-        res.pop("rows")
+                       rules=rules, workers=workers, progress=False, mp_context="spawn")
+        rows = res.pop("rows")
+        if records is not None and cfg.save_records:
+            save_records(rows, f"checkpoint:{path}", [opp, opp], records / f"vs-{opp}",
+                         cfg.save_records, which="worst", seed=cfg.seed + 12345, rules=rules)
         out[opp] = res
     return out
 
@@ -514,7 +520,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
     save(final_path, states)
     if cfg.final_eval_deals:
         res = evaluate_checkpoint(final_path, cfg, ["random", "greedy", "expert"],
-                                  cfg.final_eval_deals, n_workers)
+                                  cfg.final_eval_deals, n_workers, records=ckpt_dir / "records")
         from .evaluate import print_table
 
         print_table(list(res.values()))
