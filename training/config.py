@@ -119,6 +119,11 @@ class PPOConfig:
     long iteration schedule still saves within minutes); 0: by ``save_every`` only."""
     device: str = "auto"
     """``auto`` (CUDA when present, else CPU), ``cpu`` or ``cuda``."""
+    overlap: bool = True
+    """With worker processes, collect the next batch while this one trains (the next batch is
+    then played by the weights from before this update: one iteration of policy lag, which the
+    PPO ratio accounts for, as each transition keeps the log-probability it was played with).
+    Iteration time becomes max(rollout, update) instead of their sum."""
     backend: str = "auto"
     """Rollout engine: ``fast`` (the compiled core's ``VectorGame``,
     :mod:`training.vector_rollout`), ``python`` (the reference engine,

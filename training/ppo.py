@@ -38,7 +38,7 @@ from .vector_rollout import VectorRollout, make_rollout
 
 RESUME_MAY_CHANGE = frozenset({
     "total_steps", "workers", "eval_every", "eval_deals", "eval_opponents", "final_eval_deals",
-    "save_every", "save_minutes", "device", "backend",
+    "save_every", "save_minutes", "device", "backend", "overlap", "save_records",
 })
 """Config keys a resumed run may change (the rest must match the checkpoint)."""
 
@@ -60,6 +60,7 @@ class Workers:
         entropies = [[cfg.seed, 1000 + i] for i in range(n)]
         self.local: Rollout | VectorRollout | None = None
         self.procs: list[Any] = []
+        self.pending: tuple | None = None  # the request not yet received
         if n == 1:
             self.local = make_rollout(cfg, np.random.SeedSequence(entropies[0]))
             if rng_states:
@@ -79,11 +80,24 @@ class Workers:
             self._recv(i)
 
     def collect(self, state_dict, snapshots, weights, steps: int) -> list[dict]:
+        self.request(state_dict, snapshots, weights, steps)
+        return self.receive()
+
+    def request(self, state_dict, snapshots, weights, steps: int) -> None:
+        """Ask every worker for a batch (worker processes start on it at once)."""
+        self.pending = (state_dict, snapshots, weights, steps)
+        if self.local is None:
+            for c in self.conns:
+                c.send(("collect", state_dict, snapshots, weights, steps))
+
+    def receive(self) -> list[dict]:
+        """The batches of the last :meth:`request`."""
+        assert self.pending is not None, "receive() without a request()"
+        state_dict, snapshots, weights, steps = self.pending
+        self.pending = None
         if self.local is not None:
             self.local.set_weights(state_dict, snapshots, weights)
             return [self.local.collect(steps)]
-        for c in self.conns:
-            c.send(("collect", state_dict, snapshots, weights, steps))
         return [self._recv(i) for i in range(self.n)]
 
     def _recv(self, i: int) -> Any:
@@ -96,6 +110,9 @@ class Workers:
                                "any, is printed above") from e
 
     def close(self) -> None:
+        if self.pending is not None and self.procs:  # a batch nobody will read: no waiting
+            for p in self.procs:
+                p.terminate()
         for c in getattr(self, "conns", []):
             try:
                 c.send(("close",))
@@ -421,22 +438,32 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
     stop = _StopFlag(log)
     last_save = time.monotonic()
     try:
+        def ask(it: int) -> None:
+            """Request the batch of iteration ``it`` with the current weights."""
+            nonlocal worker_states
+            # clone: on a CPU device .cpu() is the live tensor, and snapshots must not follow it
+            cpu_state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+            weights = np.exp(-np.array(snap_ema) / 2.0) if snapshots else None
+            send_snaps = snapshots if it == 0 or it % cfg.snapshot_every == 0 \
+                or worker_states is not None else None
+            worker_states = None
+            workers.request(cpu_state, send_snaps, weights, cfg.steps_per_worker)
+
         while global_step < cfg.total_steps and not stop.requested:
             t0 = time.perf_counter()
             if cfg.anneal_lr:
                 frac = 1.0 - global_step / cfg.total_steps
                 optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
-            # clone: on a CPU device .cpu() is the live tensor, and snapshots must not follow it
-            cpu_state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-            weights = np.exp(-np.array(snap_ema) / 2.0) if snapshots else None
-            send_snaps = snapshots if iteration == 0 or iteration % cfg.snapshot_every == 0 \
-                or worker_states is not None else None
-            worker_states = None
-            batches = workers.collect(cpu_state, send_snaps, weights, cfg.steps_per_worker)
+            if workers.pending is None:
+                ask(iteration)
+            batches = workers.receive()
             t_roll = time.perf_counter() - t0
             states = [b["rng_state"] for b in batches]
             batch = _merge(batches)
             n = len(batch["action"])
+            if (cfg.overlap and workers.local is None and global_step + n < cfg.total_steps
+                    and not stop.requested):
+                ask(iteration + 1)  # collected while this batch trains: one iteration of lag
             t1 = time.perf_counter()
             stats = ppo_update(model, optimizer, batch, cfg, device, rng)
             t_upd = time.perf_counter() - t1
@@ -475,8 +502,8 @@ def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
             writer.add_scalar("charts/hands", hands, global_step)
             for k, v in stats.items():
                 writer.add_scalar(f"losses/{k}", v, global_step)
-            if iteration % cfg.snapshot_every == 0:
-                snapshots.append(cpu_state)
+            if iteration % cfg.snapshot_every == 0:  # a frozen copy, never a view
+                snapshots.append({k: v.detach().cpu().clone() for k, v in model.state_dict().items()})
                 snap_ema.append(0.0)
                 if len(snapshots) > cfg.snapshot_pool:
                     snapshots.pop(0)
