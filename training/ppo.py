@@ -351,7 +351,12 @@ class _StopFlag:
         self._old = {}
 
 
-def train(cfg: PPOConfig, resume: str | None = None, log=print) -> Path:
+def _log(*args: Any) -> None:
+    """print, flushed (a log redirected to a file shows each line as it happens)."""
+    print(*args, flush=True)
+
+
+def train(cfg: PPOConfig, resume: str | None = None, log=_log) -> Path:
     """Train; returns the path of the final checkpoint."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
