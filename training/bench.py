@@ -5,8 +5,9 @@ Prints, in one run, for one config:
 (a) the pure network compute rate: the rollout inference (the actor's and the critic's forward
     pass at the tick batch of ``games_per_worker`` hands, one torch thread per worker process,
     the workers in parallel) plus the PPO update (``update_epochs`` over a batch of
-    ``workers x steps_per_worker``, in ``minibatch_size`` steps, on the main process's torch
-    threads), on random tensors of the real shapes; learner decisions per second;
+    ``workers x steps_per_worker``, in ``minibatch_size`` steps, on the threads the trainer gives
+    it: ``torch_threads``, or torch's default), on random tensors of the real shapes, on an
+    otherwise idle machine; learner decisions per second;
 (b) the trainer's end-to-end learner decisions per second: ``training.ppo.train`` run for
     ``--iterations`` iterations of the config (in a scratch folder; evaluations and behaviour
     cloning off), over the wall time of the iterations after the first (the steady state a long
@@ -83,6 +84,8 @@ def network_rate(cfg: PPOConfig, seconds: float = 3.0) -> dict[str, float]:
     finally:
         torch.set_num_threads(threads)
     device = resolve_device(cfg.device)
+    if cfg.torch_threads:  # the update runs on the threads the trainer gives it
+        torch.set_num_threads(cfg.torch_threads)
     model = model_for(cfg).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.learning_rate, eps=1e-5)
     per_iter = workers * cfg.steps_per_worker
@@ -95,7 +98,9 @@ def network_rate(cfg: PPOConfig, seconds: float = 3.0) -> dict[str, float]:
         ppo_update(model, opt, batch, full, device, rng)
         n += per_iter
     t_upd = (time.perf_counter() - t0) / n
+    torch.set_num_threads(threads)
     return {"inference_s": t_inf, "update_s": t_upd, "workers": workers,
+            "update_threads": cfg.torch_threads or threads,
             "rate": 1.0 / (t_inf / workers + t_upd)}
 
 
@@ -150,8 +155,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{torch.get_num_threads()} threads, {os.cpu_count()} CPUs, device {cfg.device}")
     net = network_rate(cfg, a.seconds)
     print(f"(a) network compute: inference {net['inference_s'] * 1e6:.1f} µs/decision per worker "
-          f"(÷{net['workers']} in parallel), update {net['update_s'] * 1e6:.1f} µs/decision "
-          f"-> {net['rate']:,.0f} decisions/s")
+          f"(÷{net['workers']} in parallel), update {net['update_s'] * 1e6:.1f} µs/decision on "
+          f"{net['update_threads']} thread(s) -> {net['rate']:,.0f} decisions/s")
     tr = trainer_rate(cfg, a.iterations)
     print(f"(b) trainer end to end: {tr['steps']:,.0f} decisions in {tr['seconds']:.1f} s of "
           f"iterations ({tr['overall']:,.0f}/s); after the first iteration ({tr['first']:.1f} s: "

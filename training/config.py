@@ -119,6 +119,9 @@ class PPOConfig:
     long iteration schedule still saves within minutes); 0: by ``save_every`` only."""
     device: str = "auto"
     """``auto`` (CUDA when present, else CPU), ``cpu`` or ``cuda``."""
+    torch_threads: int = 0
+    """Threads of the main process's torch (the PPO update); 0: torch's default (one per core).
+    Rollout workers always use one."""
     overlap: bool = True
     """With worker processes, collect the next batch while this one trains (the next batch is
     then played by the weights from before this update: one iteration of policy lag, which the
@@ -185,6 +188,8 @@ def validate(cfg: PPOConfig) -> None:
     get_rules(cfg.rules, **cfg.rules_overrides)
     if cfg.reward not in REWARD_MODES:
         raise ValueError(f"config 'reward' must be one of {', '.join(REWARD_MODES)}, got {cfg.reward!r}")
+    if cfg.torch_threads < 0:
+        raise ValueError(f"config 'torch_threads' must be >= 0, got {cfg.torch_threads}")
     if cfg.save_records < 0:
         raise ValueError(f"config 'save_records' must be >= 0, got {cfg.save_records}")
     if cfg.save_minutes < 0:

@@ -38,7 +38,7 @@ from .vector_rollout import VectorRollout, make_rollout
 
 RESUME_MAY_CHANGE = frozenset({
     "total_steps", "workers", "eval_every", "eval_deals", "eval_opponents", "final_eval_deals",
-    "save_every", "save_minutes", "device", "backend", "overlap", "save_records",
+    "save_every", "save_minutes", "device", "backend", "overlap", "save_records", "torch_threads",
 })
 """Config keys a resumed run may change (the rest must match the checkpoint)."""
 
@@ -424,7 +424,8 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log) -> Path:
         cfg.backend == "auto" and fast.available()) else "Python engine"
     per_iter = n_workers * cfg.steps_per_worker
     log(f"paohuzi-train: run {run} | rules {rules.name} | device {device} | torch threads "
-        f"{torch.get_num_threads()} | {n_workers} rollout worker(s) on the {engine}\n"
+        f"{cfg.torch_threads or torch.get_num_threads()} | {n_workers} rollout worker(s) on the "
+        f"{engine}\n"
         f"  {cfg.total_steps:,} learner decisions in iterations of {per_iter:,} "
         f"({-(-max(0, cfg.total_steps - global_step) // per_iter)} to go); checkpoints: "
         f"{ckpt_path} (every {cfg.save_every} iterations"
@@ -434,6 +435,8 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log) -> Path:
         f"{ckpt_path.name} and stops; resume with --resume {ckpt_path}")
     if cfg.bc_steps and global_step == 0 and not resume:
         behaviour_clone(model, optimizer, cfg, device, rng, log)
+    if cfg.torch_threads:  # the PPO loop's update (behaviour cloning above used torch's default)
+        torch.set_num_threads(cfg.torch_threads)
     log(f"starting {n_workers} rollout worker(s)...")
     workers = Workers(cfg, n_workers, worker_states)
     bar = tqdm(total=cfg.total_steps, initial=min(global_step, cfg.total_steps),
