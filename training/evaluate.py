@@ -71,11 +71,7 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
     rows = []
     for rot in range(3):
         game = game_cls(rules, deck=base.deck, dealer=base.dealer)
-        specs = {rot: candidate, (rot + 1) % 3: opponents[0], (rot + 2) % 3: opponents[1]}
-        fast = backend == "fast"
-        agents = {s: (_COMPILED[specs[s]] if fast and specs[s] in _COMPILED else
-                      make_agent(specs[s], seed=_seed_of(seed, deal, rot, s), rules=rules))
-                  for s in range(3)}
+        specs, agents = _seat_agents(candidate, opponents, deal, rot, seed, rules, backend)
         while not game.done:
             s = game.current_player
             assert s is not None
@@ -109,6 +105,19 @@ def _probs_and_action(agent: Any, view: Any) -> tuple[int, dict[str, float] | No
     return int(torch.argmax(logits)), {str(a): float(p[a]) for a in view.legal}
 
 
+def _seat_agents(candidate: str, opponents: Sequence[str], deal: int, rot: int, seed: int,
+                 rules, backend: str) -> tuple[dict[int, str], dict[int, Any]]:
+    """The specs and agents of each seat when the candidate sits in seat ``rot`` of ``deal``
+    (a compiled bot's method name on the fast backend, else an agent seeded by (seed, deal,
+    rotation, seat)): one function, so a recorded game replays the evaluated one move for move."""
+    specs = {rot: candidate, (rot + 1) % 3: opponents[0], (rot + 2) % 3: opponents[1]}
+    fast = backend == "fast"
+    agents = {s: (_COMPILED[specs[s]] if fast and specs[s] in _COMPILED else
+                  make_agent(specs[s], seed=_seed_of(seed, deal, rot, s), rules=rules))
+              for s in range(3)}
+    return specs, agents
+
+
 def record_game(candidate: str, opponents: Sequence[str], deal: int, rotation: int, seed: int,
                 rules, backend: str = "python") -> dict[str, Any]:
     """One game of :func:`play_deal` again (the same deal, seats and agent seeds, so the same
@@ -117,11 +126,7 @@ def record_game(candidate: str, opponents: Sequence[str], deal: int, rotation: i
     game_cls = game_class(backend)
     base = game_cls(rules, seed=_seed_of(seed, deal))
     game = game_cls(rules, deck=base.deck, dealer=base.dealer)
-    specs = {rotation: candidate, (rotation + 1) % 3: opponents[0], (rotation + 2) % 3: opponents[1]}
-    fast = backend == "fast"
-    agents = {s: (_COMPILED[specs[s]] if fast and specs[s] in _COMPILED else
-                  make_agent(specs[s], seed=_seed_of(seed, deal, rotation, s), rules=rules))
-              for s in range(3)}
+    specs, agents = _seat_agents(candidate, opponents, deal, rotation, seed, rules, backend)
     probs: list[dict[str, float] | None] = []
     while not game.done:
         s = game.current_player
