@@ -364,6 +364,12 @@ class Game:
         """A seat's table groups in canonical (sorted) order."""
         return self._g.table_groups(seat)
 
+    def hidden_wei_positions(self, seat: int) -> list[int]:
+        """The wall positions of the draws that made ``seat``'s face-down 偎 now on the table:
+        public facts (all saw the draw and the 偎, not its kind), for samplers of the hidden
+        cards such as :mod:`paohuzi_env.agents.search`."""
+        return list(self._g.hidden_wei_positions(seat))
+
     def held(self, seat: int) -> int:
         """Cards a seat holds, hand (王 included) and table (R-GROUP-3)."""
         return int(self._g.held(seat))

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .actions import GROUP_BASE, HU, PASS, PENG, action_name
-from .agents import make_agent
+from .agents import decide, make_agent
 from .backend import game_class
 from .cards import format as fmt
 from .cards import parse
@@ -160,7 +160,7 @@ def play(
                     write(f"桌面胡息 {huxi}")
                     game.step(_ask(game, you, read, write))
                 else:
-                    game.step(bots[s](game.view(s)))
+                    game.step(decide(bots[s], game, s))
             shown = _news(game, shown, write)
             r = game.result
             assert r is not None

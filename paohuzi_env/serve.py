@@ -34,7 +34,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from .actions import action_name
-from .agents import make_agent
+from .agents import decide, make_agent
 from .backend import game_class
 from .engine import next_dealer
 from .render import event_text, move_name, result_text, win_breakdown
@@ -97,7 +97,7 @@ class Table:
         g = self.game
         while not g.done and g.current_player != YOU:
             s = g.current_player
-            g.step(self.bots[s](g.view(s)))
+            g.step(decide(self.bots[s], g, s))
         if g.done and len(self.records) < self.hand_no:
             r = g.result
             for s in range(3):

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from paohuzi_env.agents import make_agent
+from paohuzi_env.agents import decide, make_agent
 from paohuzi_env.backend import BACKENDS, game_class, resolve_backend
 from paohuzi_env.engine import replay_record
 from paohuzi_env.rules import as_rules, get_rules, preset_names
@@ -76,7 +76,7 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
             s = game.current_player
             assert s is not None
             agent = agents[s]
-            game.step(getattr(game, agent)() if isinstance(agent, str) else agent(game.view(s)))
+            game.step(getattr(game, agent)() if isinstance(agent, str) else decide(agent, game, s))
         r = game.result
         assert r is not None
         rows.append(GameRow(deal, rot, r.scores[rot], r.winner == rot, r.winner is not None,
@@ -84,12 +84,13 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
     return rows
 
 
-def _probs_and_action(agent: Any, view: Any) -> tuple[int, dict[str, float] | None]:
+def _probs_and_action(agent: Any, game: Any, seat: int) -> tuple[int, dict[str, float] | None]:
     """The agent's action and, for a greedy policy network (``checkpoint:``), its action
     probabilities over the legal actions (the same forward pass ``PolicyAgent.act`` makes)."""
     model = getattr(agent, "model", None)
     if model is None or not hasattr(model, "masked_logits") or getattr(agent, "sample", True):
-        return agent(view), None
+        return decide(agent, game, seat), None
+    view = game.view(seat)
     import torch
 
     from paohuzi_env.actions import NUM_ACTIONS
@@ -135,7 +136,7 @@ def record_game(candidate: str, opponents: Sequence[str], deal: int, rotation: i
         if isinstance(agent, str):
             a, p = getattr(game, agent)(), None
         else:
-            a, p = _probs_and_action(agent, game.view(s))
+            a, p = _probs_and_action(agent, game, s)
         probs.append(p)
         game.step(a)
     rec = game.record()

@@ -434,6 +434,9 @@ void bind_engine(py::module_& m) {
                                   kind_set(g.declined_peng(seat)), kind_set(g.hu_blocked(seat)));
         }, py::arg("seat"), "(chou, chi_closed, declined_peng, hu_blocked) of a seat.")
         .def("held", [](const Game& g, int seat) { return g.held(seat_arg(seat)); })
+        .def("hidden_wei_positions", [](const Game& g, int seat) {
+            return int_list(g.hidden_wei_positions(seat_arg(seat)));
+        }, py::arg("seat"), "Wall positions of the draws that made the seat's face-down 偎.")
         .def("table_groups", [](const Game& g, int seat) {
             const auto& groups = g.table_groups(seat_arg(seat));
             py::tuple t(groups.size());

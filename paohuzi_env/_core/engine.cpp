@@ -528,6 +528,7 @@ bool Game::apply_own_forced(int seat, int c, GroupType forced) {
     } else {
         h[c] = 0;
         add_meld(seat, forced, c, false);
+        wei_pos_[seat][c] = int8_t(wall_pos_ - 1);  // the draw just taken (draw / forced HU)
         event(forced == G_CHOU_WEI ? E_CHOU_WEI : E_WEI, seat, forced == G_CHOU_WEI ? c : -1);
     }
     if (pose_discard_if_owed(seat)) return true;
@@ -853,6 +854,18 @@ void Game::discard(int seat, int k) {
     event(E_DISCARD, seat, k);
     decision_ = D_NONE;
     offer_card(k, S_DISCARD, seat);
+}
+
+}  // namespace phz
+
+namespace phz {
+
+std::vector<int> Game::hidden_wei_positions(int s) const {
+    std::vector<int> out;
+    for (const Meld& m : melds_[s])
+        if (m.type == G_WEI) out.push_back(wei_pos_[s][m.kind0()]);
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 }  // namespace phz

@@ -157,6 +157,10 @@ public:
     uint32_t declined_peng(int s) const { return declined_peng_[s]; }
     uint32_t hu_blocked(int s) const { return hu_blocked_[s]; }
     bool played(int s) const { return played_[s]; }
+    // The wall positions of the draws that made `s`'s 偎 still on the table face down (kind
+    // hidden from the others): public facts (everyone saw the draw and the 偎), for samplers of
+    // the hidden cards (agents/search.py). Bookkeeping only: no rule reads it.
+    std::vector<int> hidden_wei_positions(int s) const;
     int n_paoti(int s) const { return n_paoti_[s]; }
     int table_cards(int s) const { return table_cards_[s]; }
     int table_huxi(int s) const { return table_huxi_[s]; }
@@ -229,6 +233,7 @@ private:
     std::array<std::vector<int>, 3> discards_;
     std::array<uint32_t, 3> chou_{}, chi_closed_{}, declined_peng_{}, hu_blocked_{};
     std::array<bool, 3> played_{};
+    std::array<std::array<int8_t, NUM_KINDS>, 3> wei_pos_{};  // per seat and kind; 0: none
     int current_ = -1;
     int decision_ = D_NONE;
     std::vector<int> legal_;

@@ -2,7 +2,8 @@
 its seat may know) and returns a legal action id; none reads hidden state.
 
 ``make_agent(spec, seed, rules)`` builds one from a spec: a built-in name (``random``,
-``greedy``, ``expert``) or ``PREFIX:ARG`` for a registered prefix. Prefixes come from
+``greedy``, ``expert``, ``search``), ``search:OPTIONS`` (e.g. ``search:samples=64``; see
+:mod:`paohuzi_env.agents.search`) or ``PREFIX:ARG`` for a registered prefix. Prefixes come from
 :func:`register_agent` or from installed packages through the ``paohuzi.agents`` entry-point
 group; this project's trainer declares ``checkpoint`` (``checkpoint:PATH``, a trained PPO
 policy; needs the ``train`` extra).
@@ -14,11 +15,12 @@ from typing import Any
 
 from ..rules import Rules
 from . import registry
-from .base import Agent, RandomAgent
+from .base import Agent, RandomAgent, decide
 from .heuristic import ExpertAgent, GreedyAgent
 from .registry import ENTRY_POINT_GROUP, AgentFactory
+from .search import SearchAgent, parse_search_spec
 
-AGENT_NAMES = ("random", "greedy", "expert")
+AGENT_NAMES = ("random", "greedy", "expert", "search")
 
 
 def register_agent(prefix: str, factory: AgentFactory, *, replace: bool = False) -> None:
@@ -41,7 +43,7 @@ def unregister_agent(prefix: str) -> None:
 
 def agent_specs() -> tuple[str, ...]:
     """The valid spec forms: the built-in names, then ``PREFIX:ARG`` for each known prefix."""
-    return AGENT_NAMES + tuple(f"{p}:ARG" for p in registry.prefixes())
+    return AGENT_NAMES + ("search:OPTIONS",) + tuple(f"{p}:ARG" for p in registry.prefixes())
 
 
 def make_agent(spec: str, seed: Any = None, rules: str | Rules = "huaihua") -> Agent:
@@ -62,6 +64,8 @@ def make_agent(spec: str, seed: Any = None, rules: str | Rules = "huaihua") -> A
     if spec == "expert":
         return ExpertAgent(seed, rules)
     prefix, sep, arg = spec.partition(":")
+    if prefix == "search":
+        return SearchAgent(seed, rules, **parse_search_spec(arg))
     factory = registry.factory_for(prefix) if sep else None
     if factory is None:
         hint = ""
@@ -84,5 +88,5 @@ def make_agent(spec: str, seed: Any = None, rules: str | Rules = "huaihua") -> A
 
 __all__ = [
     "AGENT_NAMES", "Agent", "AgentFactory", "ExpertAgent", "GreedyAgent", "RandomAgent",
-    "agent_specs", "make_agent", "register_agent", "unregister_agent",
+    "SearchAgent", "agent_specs", "decide", "make_agent", "register_agent", "unregister_agent",
 ]

@@ -11,6 +11,7 @@ class Agent:
     """A policy on what one seat may know.
 
     Subclasses implement :meth:`act`. ``agent(view)`` is the same as ``agent.act(view)``.
+    Harnesses that hold the game call :func:`decide` (``agent.act_game(game, seat)``).
     """
 
     name = "agent"
@@ -20,6 +21,12 @@ class Agent:
 
     def act(self, view: PlayerView) -> int:
         raise NotImplementedError
+
+    def act_game(self, game, seat: int) -> int:
+        """The action of ``seat`` (the seat to act) in ``game``. The default asks :meth:`act` on
+        ``game.view(seat)``; an agent that needs the hand's public course (``search``) overrides
+        it and must still read nothing another seat keeps hidden."""
+        return self.act(game.view(seat))
 
     def __call__(self, view: PlayerView) -> int:
         if not isinstance(view, PlayerView):
@@ -38,3 +45,11 @@ class RandomAgent(Agent):
     def act(self, view: PlayerView) -> int:
         legal = view.legal
         return int(legal[int(self.rng.integers(len(legal)))])
+
+
+def decide(agent, game, seat: int) -> int:
+    """``seat``'s action in ``game`` from ``agent``: :meth:`Agent.act_game` for an
+    :class:`Agent` (the search agent needs the game's public course), else ``agent(view)``."""
+    if isinstance(agent, Agent):
+        return agent.act_game(game, seat)
+    return agent(game.view(seat))

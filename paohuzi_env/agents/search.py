@@ -1,0 +1,439 @@
+"""``search``: determinised Monte Carlo over the hidden cards, with a bot playing every seat out.
+
+At each decision with more than one legal action the agent
+
+1. samples *worlds*: complete deals that agree with everything its seat knows — its own dealt
+   cards and moves, and every public fact of the hand so far (each seat's discards and table
+   groups, every card shown from the wall, the 亮张, hand sizes, the face-down 偎 that exist,
+   the 王 shown) — by dealing the unseen cards at random and keeping a deal only if replaying
+   the hand's public course on it reproduces that course exactly. The replay rejects every deal
+   the rules rule out: a seat that would have had to 跑, 提 or 偎 a card it let pass, or to 碰/吃
+   where it did not, or whose answers could not have been the ones seen;
+2. plays each legal action out in every world with a rollout bot in all three seats (``expert``
+   by default; the compiled core plays the hand to its end), the same worlds for every action
+   (common random numbers);
+3. keeps the rollout bot's own choice unless another action beats it world by world with a
+   gain whose lower confidence bound (``z`` standard errors) clears ``margin`` points, so that
+   the noise of a few playouts never decides.
+
+The agent never reads hidden state: what it samples from is a function of its seat's
+knowledge only (``tests/test_search.py`` changes the hidden cards of a position and checks the
+decision and every sampled world's public course stay the same for the same seed).
+
+The search needs the hand's public course, which a :class:`~paohuzi_env.engine.PlayerView`
+does not hold, so it is asked through :meth:`SearchAgent.act_game` (``paohuzi-eval`` and the
+project's harnesses do this for agents with an ``act_game`` method) and needs the compiled
+core (``paohuzi_env.fast``). Spec: ``search`` or ``search:samples=32,rollout=expert,z=2,margin=0,
+budget_ms=0`` (see :func:`parse_search_spec`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..actions import GROUP_ID, HU, PASS, PENG
+from ..cards import NUM_KINDS, WANG
+from ..engine import PlayerView
+from ..rules import Rules, as_rules
+from .base import Agent
+
+NUM_TYPES = NUM_KINDS + 1  # the 20 kinds and the 王
+ROLLOUTS = ("expert", "greedy", "random")
+
+
+def _next(s: int) -> int:
+    return (s + 1) % 3
+
+
+def _regions(dealer: int) -> dict[int, range]:
+    """Deck positions dealt to each seat (engine.Game: dealer 0..20, next 21..40, prev 41..60)."""
+    return {dealer: range(0, 21), _next(dealer): range(21, 41), (dealer + 2) % 3: range(41, 61)}
+
+
+def _counts(cards) -> np.ndarray:
+    return np.bincount(np.asarray(list(cards), dtype=np.int64), minlength=NUM_TYPES)
+
+
+@dataclass
+class _Knowledge:
+    """What one seat knows at one decision, and the templates a world is built from."""
+
+    me: int
+    dealer: int
+    num_cards: int
+    wall_pos: int
+    deck: list[int]  # positions known to the seat hold their kind; the others are filled per world
+    fixed: np.ndarray  # bool per deck position: known to the seat
+    pool: np.ndarray  # counts (21) of the unseen cards
+    region_known: dict[int, np.ndarray]  # other seat -> counts of its dealt cards that are known
+    region_free: dict[int, list[int]]  # other seat -> its dealt positions to fill
+    hidden_size: dict[int, int]  # other seat -> concealed cards nobody else has seen
+    hidden_wei: dict[int, list[int]]  # other seat -> wall positions of its face-down 偎 draws
+    force_liang: int  # the dealer (another seat) is known to still hold the 亮张 kind: -1 or kind
+    no_triple: np.ndarray  # bool per kind: shown since the deal (no seat can hold a 坎 of it)
+    no_pair: dict[int, np.ndarray]  # other seat -> kinds it revealed on its own draw (<= 1 left)
+    none_left: dict[int, np.ndarray]  # other seat -> kinds it 碰'd or 吃'd (it holds none now)
+    cap: dict[int, np.ndarray]  # other seat -> most copies of each kind its hidden hand can hold
+    holes: list[int]  # the undrawn wall positions
+    events: list[Any]  # the public course (the engine's events: none of them is hidden)
+    mine: list[int]  # the seat's own actions, in order
+    decision: Any
+    legal: list[int]
+
+
+def _knowledge(real: Any, me: int) -> _Knowledge:
+    """The seat's knowledge in ``real`` (a fast.Game at ``me``'s decision).
+
+    Reads the full state only to compute public quantities (documented for each) and the seat's
+    own cards; nothing here depends on where the unseen cards lie.
+    """
+    deck = list(real.deck)
+    dealer = int(real.dealer)
+    n = int(real.num_cards)
+    wall_pos = int(real.wall_pos)
+    regions = _regions(dealer)
+    fixed = np.zeros(n, dtype=bool)
+    fixed[list(regions[me])] = True  # own dealt cards
+    fixed[20] = True  # the 亮张 (R-DEAL-2) is shown
+    hidden_wei = {s: list(real.hidden_wei_positions(s)) for s in range(3) if s != me}
+    secret = {p for ps in hidden_wei.values() for p in ps}
+    for p in range(61, wall_pos):  # every draw is shown, except those that made a face-down 偎
+        if p not in secret:
+            fixed[p] = True
+    hands, wang, shown = real.hands, real.wang, real.wang_shown
+    liang = int(real.liang)
+    known_total = _counts(deck[p] for p in range(n) if fixed[p])
+    region_known: dict[int, np.ndarray] = {}
+    region_free: dict[int, list[int]] = {}
+    hidden_size: dict[int, int] = {}
+    force_liang = -1
+    for s in range(3):
+        if s == me:
+            continue
+        dealt = _counts(deck[p] for p in regions[s])
+        # What left the seat's hand, less the face-down 偎 pairs: its discards and the hand
+        # cards of its shown groups — public, whatever the hidden cards are.
+        held = np.zeros(NUM_TYPES, dtype=np.int64)
+        held[:NUM_KINDS] = hands[s]
+        drawn_wang = shown[s] - (1 if s == dealer and liang == WANG else 0)
+        held[WANG] = wang[s] - drawn_wang
+        left = dealt - held
+        for p in hidden_wei[s]:
+            left[deck[p]] -= 2
+        if s == dealer:
+            if liang != WANG and left[liang] < 1:
+                force_liang = liang  # the 亮张 card is still in the dealer's hand
+            elif liang != WANG:
+                left[liang] -= 1  # the 亮张 card is one of the cards seen leaving
+        assert (left >= 0).all()
+        region_known[s] = left
+        known_total = known_total + left
+        hidden_size[s] = int(sum(hands[s])) + int(wang[s] - shown[s])
+        region_free[s] = [p for p in regions[s] if not fixed[p]]
+    pool = np.full(NUM_TYPES, 4, dtype=np.int64)
+    pool[WANG] = real.rules.wang
+    pool -= known_total
+    assert (pool >= 0).all()
+    shown_kinds = np.zeros(NUM_KINDS, dtype=bool)
+    no_pair = {s: np.zeros(NUM_KINDS, dtype=bool) for s in range(3) if s != me}
+    none_left = {s: np.zeros(NUM_KINDS, dtype=bool) for s in range(3) if s != me}
+    offered = -1
+    for kind, seat, data in real.events:
+        if kind in ("reveal", "discard") and data is not None and data != WANG:
+            shown_kinds[data] = True
+            offered = data
+            if kind == "reveal" and seat != me:
+                no_pair[seat][data] = True
+        elif kind in ("peng", "chi") and seat != me and offered >= 0:
+            # R-CHI-2: after a 吃 and its 比 chain no copy of the card is left in the hand; a
+            # 碰 takes a pair (a 坎 would have made it a 跑). Hands only shrink after the deal.
+            none_left[seat][offered] = True
+    # The seat's own actions (its own information), by replaying the record.
+    from ..fast import Game as FastGame
+
+    replay = FastGame(real.rules, deck=deck, dealer=dealer)
+    mine = []
+    for a in real.actions:
+        if replay.current_player == me:
+            mine.append(int(a))
+        replay.step(a)
+    cap = {}
+    for s, gone in region_known.items():
+        c = np.full(NUM_KINDS, 3, dtype=np.int64)
+        c[shown_kinds] = 2
+        c[no_pair[s]] = np.minimum(c[no_pair[s]], 1)
+        g = gone[:NUM_KINDS]
+        c = np.where(g >= 1, np.minimum(c, np.maximum(0, 2 - g)), c)
+        c[none_left[s]] = 0
+        cap[s] = c
+    for p in range(n):
+        if not fixed[p]:
+            deck[p] = -1
+    holes = list(range(wall_pos, n))
+    return _Knowledge(me, dealer, n, wall_pos, deck, fixed, pool, region_known, region_free,
+                      hidden_size, hidden_wei, force_liang, shown_kinds, no_pair, none_left,
+                      cap, holes,
+                      list(real.events), mine, real.decision, list(real.legal_actions()))
+
+
+def _sample_deck(kn: _Knowledge, rng: np.random.Generator, tries: int = 20) -> list[int] | None:
+    """One deal consistent with the seat's knowledge before the replay check (None: gave up)."""
+    kinds = np.arange(NUM_TYPES)
+    for _ in range(tries):
+        pool = kn.pool.copy()
+        deck = np.asarray(kn.deck, dtype=np.int64)
+        extra = {s: np.zeros(NUM_TYPES, dtype=np.int64) for s in kn.hidden_size}
+        ok = True
+        for s, positions in kn.hidden_wei.items():  # the face-down 偎: three of one kind each
+            for p in positions:
+                c = pool[:NUM_KINDS].astype(float)
+                w = np.where(c >= 3, c * (c - 1) * (c - 2), 0.0)
+                if w.sum() == 0:
+                    ok = False
+                    break
+                k = int(rng.choice(NUM_KINDS, p=w / w.sum()))
+                pool[k] -= 3
+                deck[p] = k
+                extra[s][k] += 2
+        if not ok:
+            continue
+        # Deal the shuffled unseen cards in turn, passing over a card a hand may not hold (it
+        # goes to the wall): the rules' facts about each hidden hand, checked as it is dealt.
+        cards = rng.permutation(np.repeat(kinds, pool)).tolist()
+        passed: list[int] = []
+        at = 0
+        for s in sorted(kn.hidden_size):
+            size = kn.hidden_size[s]
+            h = [0] * NUM_TYPES
+            liang = s == kn.dealer and kn.force_liang >= 0
+            if liang:
+                size -= 1  # the 亮张 card, at position 20 (not in the pool)
+                h[kn.force_liang] += 1
+            # R-START-3: a dealt four is a 提 at once; R-FLOW-3.2/4.2: a 坎 must 跑 (or 提) any
+            # copy shown since the deal; R-FLOW-2: a pair must 偎 its own drawn copy; R-GROUP-1:
+            # a dealt 坎 never splits (its cards leave only together, as a 跑 or 提); R-CHI-2
+            # and 碰: none of a claimed kind is left, nor of a 偎's kind (it took the pair).
+            cap = np.where(extra[s][:NUM_KINDS] > 0, 0, kn.cap[s]).tolist() + [99]
+            if any(h[k] > cap[k] for k in range(NUM_TYPES)):
+                ok = False
+                break
+            while size:
+                if at == len(cards):
+                    break
+                k = cards[at]
+                at += 1
+                if h[k] >= cap[k]:
+                    passed.append(k)
+                    continue
+                h[k] += 1
+                size -= 1
+            if size:
+                ok = False
+                break
+            if liang:
+                h[kn.force_liang] -= 1
+            held = np.asarray(h, dtype=np.int64)
+            region = rng.permutation(np.repeat(kinds, held + extra[s] + kn.region_known[s]))
+            free = kn.region_free[s]
+            if len(region) != len(free):  # pragma: no cover - the counts above add up
+                raise AssertionError(f"seat {s}: {len(region)} cards for {len(free)} positions")
+            deck[free] = region
+        if not ok:
+            continue
+        wall = rng.permutation(np.asarray(passed + cards[at:], dtype=np.int64))
+        holes = kn.holes
+        if len(holes) != len(wall):  # pragma: no cover - the counts above add up
+            raise AssertionError(f"{len(wall)} cards left for {len(holes)} wall positions")
+        deck[holes] = wall
+        return deck.tolist()
+    return None
+
+
+def _world(kn: _Knowledge, deck: list[int], rules: Rules) -> Any | None:
+    """Replay the hand's public course on ``deck``: the fast.Game at the seat's decision, or
+    None when the deck cannot have produced that course. Other seats answer as the course says
+    (a claim they made, else PASS; their discards and 比 groups as shown)."""
+    from ..fast import Game as FastGame
+
+    g = FastGame(rules, deck=deck, dealer=kn.dealer)
+    events = kn.events
+    mine = kn.mine
+    mi = 0
+    seen = 0
+    while True:
+        ev = g.events
+        n = len(ev)
+        if n > len(events):
+            return None
+        for i in range(seen, n):
+            if ev[i] != events[i]:
+                return None
+        seen = n
+        if g.done:
+            return None
+        s = g.current_player
+        d = g.decision
+        assert s is not None
+        if s == kn.me:
+            if mi == len(mine):
+                if n == len(events) and d == kn.decision and g.legal_actions() == kn.legal:
+                    return g
+                return None
+            a = mine[mi]
+            mi += 1
+        else:
+            nxt = events[n] if n < len(events) else None
+            if d == "discard":
+                if nxt is None or nxt[0] != "discard" or nxt[1] != s:
+                    return None
+                a = int(nxt[2])
+            elif d == "claim":
+                if nxt is not None and nxt[1] == s and nxt[0] == "peng":
+                    a = PENG
+                elif nxt is not None and nxt[1] == s and nxt[0] == "chi":
+                    a = GROUP_ID[tuple(nxt[2])]
+                else:
+                    a = PASS
+            elif d == "bi":
+                if nxt is None or nxt[0] != "chi" or nxt[1] != s:
+                    a = PASS  # the 吃 did not happen: the chain was cancelled
+                else:
+                    m = len(g.view(s).bi_groups) - 1  # 比 groups named so far
+                    j = n + 1 + m
+                    if j >= len(events) or events[j][0] != "bi" or events[j][1] != s:
+                        return None
+                    a = GROUP_ID[tuple(events[j][2])]
+            else:  # hu / tianhu: a win ends the hand, so every offer so far was declined
+                a = HU if nxt is not None and nxt[0] == "hu" and nxt[1] == s else PASS
+        if a not in g.legal_actions():
+            return None
+        g.step(a)
+
+
+def parse_search_spec(arg: str) -> dict[str, Any]:
+    """``samples=32,rollout=expert,z=2,margin=0,budget_ms=0`` -> keyword arguments.
+
+    Raises:
+        ValueError: naming an unknown key, a malformed pair or a bad value, and what is allowed.
+    """
+    out: dict[str, Any] = {}
+    if not arg:
+        return out
+    types = {"samples": int, "rollout": str, "z": float, "margin": float, "budget_ms": float,
+             "tries": int}
+    for part in arg.split(","):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in types:
+            raise ValueError(
+                f"bad search option {part!r}: use KEY=VALUE with KEY one of "
+                f"{', '.join(types)} (e.g. search:samples=32,rollout=expert)")
+        try:
+            out[key] = types[key](value.strip())
+        except ValueError:
+            raise ValueError(f"search option {key} must be {types[key].__name__}, "
+                             f"got {value!r}") from None
+    return out
+
+
+class SearchAgent(Agent):
+    """Determinised Monte Carlo search (see the module docstring).
+
+    Args:
+        seed: seeds the sampling of worlds (a ``numpy.random.Generator``); the same seed and the
+            same public course give the same decisions.
+        rules: the preset.
+        samples: worlds per decision (each plays every legal action out once).
+        rollout: the bot that plays the worlds out: ``expert``, ``greedy`` or ``random``.
+        z: an action replaces the rollout bot's own choice only when its mean gain over that
+            choice, world by world, less ``z`` standard errors, is above ``margin`` points.
+        margin: see ``z``.
+        budget_ms: stop sampling worlds after this many milliseconds (0: no time limit). A time
+            limit makes decisions depend on the machine's speed; the sample count does not.
+        tries: sampled deals per wanted world before giving up (a rejected deal costs a replay).
+
+    Raises:
+        ValueError: for a bad option, naming what is allowed.
+    """
+
+    name = "search"
+
+    def __init__(self, seed: Any = None, rules: str | Rules = "huaihua", *, samples: int = 32,
+                 rollout: str = "expert", z: float = 2.0, margin: float = 0.0,
+                 budget_ms: float = 0.0, tries: int = 8) -> None:
+        super().__init__(seed)
+        if samples < 1:
+            raise ValueError(f"samples must be at least 1, got {samples}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        if z < 0 or margin < 0 or budget_ms < 0 or tries < 1:
+            raise ValueError("z, margin and budget_ms must be >= 0 and tries >= 1, got "
+                             f"z={z}, margin={margin}, budget_ms={budget_ms}, tries={tries}")
+        self.rules = as_rules(rules)
+        self.samples = samples
+        self.rollout = rollout
+        self.z = z
+        self.margin = margin
+        self.budget_ms = budget_ms
+        self.tries = tries
+        self.last: dict[str, Any] = {}  # what the last search saw: worlds, means, choice
+
+    def act(self, view: PlayerView) -> int:
+        raise TypeError(
+            "the search agent needs the hand's public course, which a PlayerView does not hold: "
+            "call agent.act_game(game, seat) (paohuzi-eval does this for you)")
+
+    def act_game(self, game: Any, seat: int) -> int:
+        """The action for ``seat``, which must be the seat to act in ``game`` (either engine)."""
+        from ..fast import Game as FastGame
+
+        if game.done or game.current_player != seat:
+            raise ValueError(f"seat {seat} is not the seat to act (to act: {game.current_player})")
+        legal = list(game.legal_actions())
+        real = game if isinstance(game, FastGame) else FastGame.replay(game.record())
+        default = (real.expert_action() if self.rollout == "expert" else
+                   real.greedy_action() if self.rollout == "greedy" else legal[0])
+        if len(legal) == 1:
+            self.last = {"worlds": 0, "means": {legal[0]: 0.0}, "choice": legal[0]}
+            return legal[0]
+        kn = _knowledge(real, seat)
+        scores: list[list[int]] = []  # per world, the seat's points after each legal action
+        attempts = 0
+        start = time.perf_counter()
+        while len(scores) < self.samples and attempts < self.samples * self.tries:
+            if self.budget_ms and (time.perf_counter() - start) * 1000 > self.budget_ms:
+                break
+            attempts += 1
+            deck = _sample_deck(kn, self.rng)
+            world = None if deck is None else _world(kn, deck, self.rules)
+            if world is None:
+                continue
+            pseed = int(self.rng.integers(2**31))
+            row = []
+            for a in legal:
+                g = world.clone()
+                g.step(a)
+                if not g.done:
+                    g = g.playout(self.rollout, pseed)
+                row.append(g.result.scores[seat])
+            scores.append(row)
+        choice = default
+        means: dict[int, float] = {}
+        if len(scores) >= 2:
+            pts = np.asarray(scores, dtype=float)
+            means = {a: float(m) for a, m in zip(legal, pts.mean(axis=0))}
+            # Each action against the rollout bot's choice, world by world (common random
+            # numbers): leave that choice only for a gain whose lower confidence bound clears
+            # the margin, so that the noise of a few playouts never decides.
+            diff = pts - pts[:, [legal.index(default)]]
+            lcb = diff.mean(axis=0) - self.z * diff.std(axis=0, ddof=1) / np.sqrt(len(pts))
+            best = int(np.argmax(lcb))
+            if lcb[best] > self.margin:
+                choice = legal[best]
+        self.last = {"worlds": len(scores), "attempts": attempts, "means": means,
+                     "choice": choice}
+        return choice
