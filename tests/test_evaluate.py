@@ -83,3 +83,26 @@ def test_league_ratings_and_cli_json(tmp_path):
     data = json.loads(out.read_text())
     assert data["games"] == 6 and data["candidate"] == "greedy"
     assert main(["greedy", "--vs", "nobody", "--deals", "2", "--no-progress"]) == 2
+
+
+def test_league_markdown_plot_and_search(tmp_path, capsys):
+    """The ladder command: ratings and the pairwise table as Markdown, the PNG, and the search
+    agent seated as candidate and as opponent (it needs the game: the harness gives it)."""
+    png = tmp_path / "ladder.png"
+    out = tmp_path / "league.json"
+    assert main(["--league", "greedy", "search:samples=2", "--deals", "1", "--workers", "1",
+                 "--no-progress", "--json", str(out), "--plot", str(png)]) == 0
+    text = capsys.readouterr().out
+    assert "| `greedy` |" in text and "| candidate \\ vs |" in text
+    assert png.stat().st_size > 1000 and png.read_bytes()[:4] == b"\x89PNG"
+    data = json.loads(out.read_text())
+    assert set(data["matches"]) == {"greedy vs search:samples=2", "search:samples=2 vs greedy"}
+    # every cell of the table is the match's mean and CI
+    m = data["matches"]["greedy vs search:samples=2"]
+    assert f"{m['mean_points']:+.2f} [{m['ci95'][0]:+.2f}, {m['ci95'][1]:+.2f}]" in text
+
+
+def test_plot_needs_a_league(capsys):
+    with pytest.raises(SystemExit):
+        main(["greedy", "--vs", "random", "--deals", "1", "--plot", "x.png"])
+    assert "--plot draws a league" in capsys.readouterr().err

@@ -3,13 +3,15 @@
 Each deal (a seeded deck and dealer) is played three times, the candidate in each seat in turn
 against the opponents (seat rotation), so the luck of the deal cancels. Confidence intervals are
 computed over deals (the candidate's mean points over the three rotations of a deal), never over
-games. Agents are specs: ``random``, ``greedy``, ``expert``, ``checkpoint:PATH``.
+games. Agents are specs: ``random``, ``greedy``, ``expert``, ``search[:OPTIONS]``,
+``checkpoint:PATH``.
 
 Results are identical for the same seed whatever the number of worker processes: every deal and
 every agent seat draws from its own ``SeedSequence`` keyed by (seed, deal, rotation, seat).
 
 ``--league A B C ...`` plays a round robin (each agent as candidate against every other) and
-rates all agents with OpenSkill (Plackett–Luce) from the finishing order of every game.
+rates all agents with OpenSkill (Plackett–Luce) from the finishing order of every game; it
+prints the ratings and the pairwise table as Markdown, ``--plot PNG`` draws the ratings.
 
 ``--save-records DIR N`` saves N of the evaluated games as hand records (``Game.record()`` plus
 the seats' agent specs and, for checkpoint agents, the action probabilities of every decision),
@@ -345,6 +347,25 @@ def league(agents: Sequence[str], *, deals: int = 200, seed: int = 0, rules="hua
     return {"ratings": table, "matches": pairs}
 
 
+def ladder_markdown(res: dict) -> str:
+    """A league's ratings and its pairwise table (candidate's mean points per hand against two
+    copies of each opponent, 95% CI over deals) as Markdown, as shown in the README."""
+    agents = [r["agent"] for r in res["ratings"]]
+    lines = ["| agent | mu | sigma | ordinal (mu - 3 sigma) |", "|---|---|---|---|"]
+    for r in res["ratings"]:
+        lines.append(f"| `{r['agent']}` | {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} |")
+    lines += ["", "| candidate \\ vs | " + " | ".join(f"`{a}`" for a in agents) + " |",
+              "|---|" + "---|" * len(agents)]
+    for a in agents:
+        cells = []
+        for b in agents:
+            m = res["matches"].get(f"{a} vs {b}")
+            cells.append("" if m is None else
+                         f"{m['mean_points']:+.2f} [{m['ci95'][0]:+.2f}, {m['ci95'][1]:+.2f}]")
+        lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _fmt_ci(m: float, ci: Sequence[float]) -> str:
     return f"{m:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]"
 
@@ -373,7 +394,8 @@ def print_table(results: Sequence[dict]) -> None:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="paohuzi-eval", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("candidate", nargs="?", help="agent spec (random, greedy, expert, checkpoint:PATH)")
+    p.add_argument("candidate", nargs="?", help="agent spec (random, greedy, expert, search[:OPTIONS], "
+                        "checkpoint:PATH)")
     p.add_argument("--vs", nargs="+", default=["expert"],
                    help="opponent specs: one for both seats or two (default: expert)")
     p.add_argument("--league", nargs="+", metavar="AGENT", help="round robin with OpenSkill ratings")
@@ -382,6 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rules", default="huaihua", help=f"preset: {', '.join(preset_names())}")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--json", help="write the results to this JSON file")
+    p.add_argument("--plot", metavar="PNG", help="with --league: a bar chart of the ratings")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--backend", choices=BACKENDS, default=None,
                    help="engine: auto (default, or $PAOHUZI_BACKEND: the compiled core when built), "
@@ -393,15 +416,21 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.save_records and a.league:
         p.error("--save-records saves games of one candidate; it does not go with --league")
+    if a.plot and not a.league:
+        p.error("--plot draws a league's ratings: use it with --league")
     try:
         rules = get_rules(a.rules)
         if a.league:
             res = league(a.league, deals=a.deals, seed=a.seed, rules=rules, workers=a.workers,
                          progress=not a.no_progress, backend=a.backend)
             print_table(list(res["matches"].values()))
-            for r in res["ratings"]:
-                print(f"{r['agent']:<30} mu {r['mu']:7.2f}  sigma {r['sigma']:5.2f}  "
-                      f"ordinal {r['ordinal']:7.2f}")
+            print(ladder_markdown(res))
+            if a.plot:
+                from .plot import plot_ladder
+
+                plot_ladder(res, a.plot, f"strength ladder ({rules.name}, {a.deals} deals a pair,"
+                                         f" seed {a.seed})")
+                print(f"wrote {a.plot}", file=sys.stderr)
             out = res
         else:
             if not a.candidate:

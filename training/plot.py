@@ -39,6 +39,29 @@ def plot(history: list[dict], out: str, title: str = "") -> None:
     fig.savefig(out)
 
 
+def plot_ladder(league: dict, out: str, title: str = "") -> None:
+    """A bar chart of a league's OpenSkill ratings (``paohuzi-eval --league ... --json``):
+    each agent's mu with its ±2 sigma interval, best first."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = league["ratings"]
+    names = [r["agent"] for r in rows]
+    mu = [r["mu"] for r in rows]
+    err = [2 * r["sigma"] for r in rows]
+    fig, ax = plt.subplots(figsize=(8, 0.55 * len(rows) + 1.5), dpi=120)
+    y = list(range(len(rows)))[::-1]
+    ax.barh(y, mu, xerr=err, color="#8c2d19", alpha=0.8, capsize=4)
+    ax.set_yticks(y, names)
+    ax.set_xlabel("OpenSkill (Plackett-Luce) mu, error bars ±2 sigma")
+    ax.set_title(title or "strength ladder")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.plot", description=__doc__)
     p.add_argument("checkpoint")
