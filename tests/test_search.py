@@ -147,7 +147,7 @@ def test_search_needs_the_game_and_good_options():
         agent.act_game(g, (g.current_player + 1) % 3)
     assert parse_search_spec("samples=8,rollout=greedy,z=1.5") == {
         "samples": 8, "rollout": "greedy", "z": 1.5}
-    with pytest.raises(ValueError, match="samples, rollout"):
+    with pytest.raises(ValueError, match="samples, rollout, z"):
         parse_search_spec("sample=8")
     with pytest.raises(ValueError, match="must be int"):
         parse_search_spec("samples=many")

@@ -23,8 +23,9 @@ decision and every sampled world's public course stay the same for the same seed
 The search needs the hand's public course, which a :class:`~paohuzi_env.engine.PlayerView`
 does not hold, so it is asked through :meth:`SearchAgent.act_game` (``paohuzi-eval`` and the
 project's harnesses do this for agents with an ``act_game`` method) and needs the compiled
-core (``paohuzi_env.fast``). Spec: ``search`` or ``search:samples=32,rollout=expert,z=2,margin=0,
-budget_ms=0`` (see :func:`parse_search_spec`).
+core (``paohuzi_env.fast``). Spec: ``search`` or, with every option at its default,
+``search:samples=32,playouts=256,rollout=expert,z=2,margin=0,budget_ms=0,tries=8`` (see
+:func:`parse_search_spec` and :class:`SearchAgent`).
 """
 
 from __future__ import annotations
@@ -323,8 +324,8 @@ def parse_search_spec(arg: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if not arg:
         return out
-    types = {"samples": int, "rollout": str, "z": float, "margin": float, "budget_ms": float,
-             "tries": int}
+    types = {"samples": int, "rollout": str, "z": float, "margin": float, "playouts": int,
+             "budget_ms": float, "tries": int}
     for part in arg.split(","):
         key, sep, value = part.partition("=")
         key = key.strip()
@@ -348,6 +349,8 @@ class SearchAgent(Agent):
             same public course give the same decisions.
         rules: the preset.
         samples: worlds per decision (each plays every legal action out once).
+        playouts: at most this many playouts per decision: with many legal actions the worlds
+            are fewer (at least 2), which keeps the slowest decisions bounded.
         rollout: the bot that plays the worlds out: ``expert``, ``greedy`` or ``random``.
         z: an action replaces the rollout bot's own choice only when its mean gain over that
             choice, world by world, less ``z`` standard errors, is above ``margin`` points.
@@ -364,10 +367,11 @@ class SearchAgent(Agent):
 
     def __init__(self, seed: Any = None, rules: str | Rules = "huaihua", *, samples: int = 32,
                  rollout: str = "expert", z: float = 2.0, margin: float = 0.0,
-                 budget_ms: float = 0.0, tries: int = 8) -> None:
+                 playouts: int = 256, budget_ms: float = 0.0, tries: int = 8) -> None:
         super().__init__(seed)
-        if samples < 1:
-            raise ValueError(f"samples must be at least 1, got {samples}")
+        if samples < 1 or playouts < 1:
+            raise ValueError(f"samples and playouts must be at least 1, got samples={samples}, "
+                             f"playouts={playouts}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         if z < 0 or margin < 0 or budget_ms < 0 or tries < 1:
@@ -375,6 +379,7 @@ class SearchAgent(Agent):
                              f"z={z}, margin={margin}, budget_ms={budget_ms}, tries={tries}")
         self.rules = as_rules(rules)
         self.samples = samples
+        self.playouts = playouts
         self.rollout = rollout
         self.z = z
         self.margin = margin
@@ -397,14 +402,19 @@ class SearchAgent(Agent):
         real = game if isinstance(game, FastGame) else FastGame.replay(game.record())
         default = (real.expert_action() if self.rollout == "expert" else
                    real.greedy_action() if self.rollout == "greedy" else legal[0])
-        if len(legal) == 1:
-            self.last = {"worlds": 0, "means": {legal[0]: 0.0}, "choice": legal[0]}
-            return legal[0]
+        if len(legal) == 1 or HU in legal:
+            # A win is taken, as the expert takes it: it is certain, a declined one is closed
+            # until the table changes (R-CHOU-5), and the search's estimate of waiting for a
+            # bigger one is the optimistic maximum of noisy means.
+            choice = HU if HU in legal else legal[0]
+            self.last = {"worlds": 0, "attempts": 0, "means": {}, "choice": choice}
+            return choice
         kn = _knowledge(real, seat)
         scores: list[list[int]] = []  # per world, the seat's points after each legal action
         attempts = 0
         start = time.perf_counter()
-        while len(scores) < self.samples and attempts < self.samples * self.tries:
+        want = min(self.samples, max(2, self.playouts // len(legal)))
+        while len(scores) < want and attempts < want * self.tries:
             if self.budget_ms and (time.perf_counter() - start) * 1000 > self.budget_ms:
                 break
             attempts += 1
