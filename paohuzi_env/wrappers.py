@@ -60,7 +60,8 @@ class SingleAgentEnv(gym.Env):
             and previous seat), mixed freely. Each is one of:
 
             - an :class:`~paohuzi_env.agents.Agent` (``RandomAgent``, ``GreedyAgent``,
-              ``ExpertAgent``, a checkpoint agent, ...), called with ``game.view(seat)``;
+              ``ExpertAgent``, a checkpoint agent, ...), called with ``game.view(seat)`` (the
+              ``search`` agent with the game: ``Agent.act_game``);
             - an agent spec string such as ``"expert"`` or ``"checkpoint:PATH"`` (see
               :func:`~paohuzi_env.agents.make_agent`), built once per seat for this env's rules
               with seed ``SeedSequence(seed).spawn(2)[i]`` for position ``i`` of the sequence;
@@ -182,7 +183,7 @@ class SingleAgentEnv(gym.Env):
             if compiled is not None:  # the same bot, decided in C++
                 env.step(getattr(g, compiled)())
             elif isinstance(policy, Agent):
-                env.step(policy(g.view(seat)))
+                env.step(policy.act_game(g, seat))  # act(view), or the search's act_game
             else:
                 env.step(policy(env.observe(agent)))
 

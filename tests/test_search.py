@@ -164,3 +164,15 @@ def test_search_in_the_duplicate_harness():
     again = play_deal("search:samples=2", ["expert", "expert"], 0, 3, "huaihua", "fast")
     assert rows == again and len(rows) == 3
     assert all(sum(r.scores) == 0 for r in rows)
+
+
+def test_search_as_an_opponent_of_the_single_agent_env():
+    from paohuzi_env.wrappers import SingleAgentEnv
+
+    env = SingleAgentEnv(opponents="search:samples=2", seed=0)
+    env.reset(seed=0)
+    done = False
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        _, reward, done, _, info = env.step(int(legal[0]))
+    assert info["result"] is not None
