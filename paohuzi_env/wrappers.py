@@ -52,6 +52,10 @@ class RandomPolicy:
         return int(legal[self.rng.integers(len(legal))])
 
 
+ILLEGAL_ACTIONS = ("raise", "terminate", "ignore-and-mask")
+"""What :class:`SingleAgentEnv` does with an action outside the mask."""
+
+
 class SingleAgentEnv(gym.Env):
     """One seat of the AEC game as a Gymnasium env.
 
@@ -79,10 +83,18 @@ class SingleAgentEnv(gym.Env):
         backend: ``"auto"`` | ``"fast"`` | ``"python"`` (see :mod:`paohuzi_env.backend`). On the
             fast backend the project's ``greedy`` and ``expert`` opponents decide in the
             compiled core (the same choices as the Python bots).
+        illegal_action: what ``step`` does with an action outside the mask: ``raise`` (the
+            default: a ``ValueError`` naming the legal actions), ``terminate`` (the hand ends
+            for the learner with reward ``-illegal_penalty``; ``reset()`` deals the next) or
+            ``ignore-and-mask`` (nothing happens: the same observation and mask come back with
+            reward ``-illegal_penalty``). ``info["illegal_action"]`` names the action in both.
+            The non-raising modes let checkers that try random actions run, such as
+            ``stable_baselines3.common.env_checker.check_env``.
+        illegal_penalty: see ``illegal_action`` (default 1.0).
 
     Raises:
-        ValueError: for a bad ``seat`` or ``opponents`` (naming what is allowed), or an
-            unknown agent spec.
+        ValueError: for a bad ``seat``, ``opponents`` or ``illegal_action`` (naming what is
+            allowed), or an unknown agent spec.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -95,9 +107,16 @@ class SingleAgentEnv(gym.Env):
         reward: str = "normalized",
         seed: int | None = None,
         backend: str | None = None,
+        illegal_action: str = "raise",
+        illegal_penalty: float = 1.0,
     ) -> None:
         if seat is not None and seat not in (0, 1, 2):
             raise ValueError(f"seat must be None or 0, 1, 2, got {seat!r}")
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be one of {', '.join(ILLEGAL_ACTIONS)}, "
+                             f"got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
         self.aec = raw_env(rules=rules, reward=reward, backend=backend)
         seeds = np.random.SeedSequence(seed).spawn(2)
         if opponents is None:
@@ -116,6 +135,8 @@ class SingleAgentEnv(gym.Env):
         self.observation_space = gym.spaces.Box(0.0, 1.0, (obs_size(self.aec.rules),), np.float32)
         self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._obs = np.zeros(self.observation_space.shape, dtype=np.float32)
+        self._over = False
         self.skipped_hands = 0
 
     def _opponent(self, p: object, seed: np.random.SeedSequence, i: int) -> Agent | Policy:
@@ -146,17 +167,30 @@ class SingleAgentEnv(gym.Env):
             self.aec.reset(seed=int(self._rng.integers(2**63)), options=options)
             obs, reward, done = self._play_opponents()
             if not done:
+                self._obs, self._over = obs, False
                 return obs, {"seat": self.seat}
             # The hand ended before the learner had a decision (a forced 天胡): deal again.
             self.skipped_hands += 1
 
     def step(self, action: int):
+        if self._over:
+            raise RuntimeError("the hand is over: call reset() before step()")
         mask = self._mask
-        if not 0 <= int(action) < NUM_ACTIONS or not mask[int(action)]:
+        a = int(action)
+        if not 0 <= a < NUM_ACTIONS or not mask[a]:
             legal = np.flatnonzero(mask).tolist()
-            raise ValueError(f"action {action} is not legal for the learner; legal: {legal}")
-        self.aec.step(int(action))
+            if self.illegal_action == "raise":
+                raise ValueError(f"action {action} is not legal for the learner; legal: {legal} "
+                                 "(SingleAgentEnv(illegal_action='terminate' or "
+                                 "'ignore-and-mask') does not raise)")
+            info_bad: dict[str, Any] = {"seat": self.seat, "illegal_action": a, "legal": legal}
+            if self.illegal_action == "terminate":
+                self._over = True
+                return self._obs, -self.illegal_penalty, True, False, info_bad
+            return self._obs, -self.illegal_penalty, False, False, info_bad  # ignore-and-mask
+        self.aec.step(a)
         obs, reward, done = self._play_opponents()
+        self._obs, self._over = obs, done
         info: dict[str, Any] = {"seat": self.seat}
         if done and self.aec.game is not None:
             info["result"] = self.aec.game.result
