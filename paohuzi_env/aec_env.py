@@ -19,7 +19,9 @@ Rewards arrive when the hand ends, for all three agents (the modes are defined o
 :mod:`paohuzi_env.state`).
 
 ``infos[agent]`` holds ``events`` (the public events since that agent last acted) and, for the
-agent on turn, ``legal_actions`` and ``legal_names``.
+agent on turn, ``legal_actions`` and ``legal_names``; at the end also ``result``. With
+``infos="minimal"`` every info dict is empty instead: frameworks that turn each info entry into a
+tensor (TorchRL's ``PettingZooWrapper``) need that; the action mask is in the observation.
 
 Version history:
     v0: first version (observation ``paohuzi-obs-v1``; ``paohuzi/yongzhou-v0`` has
@@ -132,6 +134,8 @@ class raw_env(AECEnv):
         backend: ``"auto"`` (default: the compiled core when built), ``"fast"`` or
             ``"python"``; None reads ``$PAOHUZI_BACKEND`` (:mod:`paohuzi_env.backend`). Both
             give the same observations, masks, rewards and events for the same seed.
+        infos: ``"full"`` (events, legal actions and their names, the result) or
+            ``"minimal"`` (every info dict empty, for frameworks that tensorise infos).
     """
 
     metadata = {
@@ -148,8 +152,12 @@ class raw_env(AECEnv):
         reward: str = "score",
         dealer: int | None = None,
         backend: str | None = None,
+        infos: str = "full",
     ) -> None:
         super().__init__()
+        if infos not in ("full", "minimal"):
+            raise ValueError(f"infos must be 'full' or 'minimal', got {infos!r}")
+        self.info_mode = infos
         self.rules = as_rules(rules)
         self.backend = resolve_backend(backend)
         self._game_cls: Any = game_class(self.backend)
@@ -229,6 +237,8 @@ class raw_env(AECEnv):
         seat = g.current_player
         assert seat is not None
         self.agent_selection = self.possible_agents[seat]
+        if self.info_mode == "minimal":
+            return
         legal = g.legal_actions()
         events = g.events
         for i, a in enumerate(self.possible_agents):
@@ -245,7 +255,8 @@ class raw_env(AECEnv):
         for i, a in enumerate(self.possible_agents):
             self.rewards[a] = reward_of(g.result, i, self.reward_mode)
             self.terminations[a] = True
-            self.infos[a] = {"events": g.events[self._event_mark[i]:], "result": g.result}
+            if self.info_mode == "full":
+                self.infos[a] = {"events": g.events[self._event_mark[i]:], "result": g.result}
         self._accumulate_rewards()
 
     def step(self, action: int | None) -> None:
