@@ -49,3 +49,13 @@ def test_torchrl_pettingzoo_wrapper_and_policy_gradient_example():
     logp = torch.log_softmax(masked_logits(net, obs, legal), -1)
     assert torch.isinf(logp[0, 0]) and torch.isfinite(logp[0, 3])
     assert torch.isfinite(logp[1]).all()  # a seat not on turn: a dummy uniform row
+
+
+def test_tianshou_pettingzoo_collector_and_policy_gradient_example():
+    pytest.importorskip("tianshou")
+    from training.examples.tianshou_pg import train
+
+    seen = train(steps=200, seed=0, log=lambda *_: None)
+    assert seen["steps"] >= 200 and seen["illegal"] == 0
+    for hand in seen["hand_rewards"]:
+        assert len(hand) == 3 and sum(hand) == pytest.approx(0.0)
