@@ -131,6 +131,11 @@ class PPOConfig:
     """Rollout engine: ``fast`` (the compiled core's ``VectorGame``,
     :mod:`training.vector_rollout`), ``python`` (the reference engine,
     :mod:`training.rollout`), or ``auto``: fast when the core is built."""
+    ray: str = ""
+    """Rollout workers as Ray actors (:mod:`training.ray_workers`; ``paohuzi-train --ray
+    [ADDRESS]``): ``""`` (off: local processes), ``local`` (start a Ray instance on this
+    machine), or a cluster address (``auto``, ``ray://host:10001``). ``workers`` actors (0: one
+    per CPU of the cluster); the learner stays in this process."""
 
 
 def config_fields() -> list[str]:

@@ -39,6 +39,7 @@ from .vector_rollout import VectorRollout, make_rollout
 RESUME_MAY_CHANGE = frozenset({
     "total_steps", "workers", "eval_every", "eval_deals", "eval_opponents", "final_eval_deals",
     "save_every", "save_minutes", "device", "backend", "overlap", "save_records", "torch_threads",
+    "ray",
 })
 """Config keys a resumed run may change (the rest must match the checkpoint)."""
 
@@ -400,7 +401,14 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log) -> Path:
         worker_states = data["worker_rng_states"]
         eval_history = data.get("eval_history", [])
         log(f"resumed {resume} at step {global_step} (iteration {iteration})")
-    n_workers = cfg.workers or os.cpu_count() or 1
+    ray_cluster = None
+    if cfg.ray:
+        from .ray_workers import connect
+
+        ray_cluster = connect(cfg.ray, log)
+        n_workers = cfg.workers or ray_cluster
+    else:
+        n_workers = cfg.workers or os.cpu_count() or 1
     if worker_states is not None and len(worker_states) != n_workers:
         worker_states = None  # a different worker count: fresh worker generators
     writer = SummaryWriter(f"runs/{run}")
@@ -437,8 +445,13 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log) -> Path:
         behaviour_clone(model, optimizer, cfg, device, rng, log)
     if cfg.torch_threads:  # the PPO loop's update (behaviour cloning above used torch's default)
         torch.set_num_threads(cfg.torch_threads)
-    log(f"starting {n_workers} rollout worker(s)...")
-    workers = Workers(cfg, n_workers, worker_states)
+    log(f"starting {n_workers} rollout worker(s)" + (" as Ray actors" if cfg.ray else "") + "...")
+    if cfg.ray:
+        from .ray_workers import RayWorkers
+
+        workers: Workers | RayWorkers = RayWorkers(cfg, n_workers, worker_states, log=log)
+    else:
+        workers = Workers(cfg, n_workers, worker_states)
     bar = tqdm(total=cfg.total_steps, initial=min(global_step, cfg.total_steps),
                desc=run, unit="step", file=sys.stderr, dynamic_ncols=True)
     latest_eval = ""
@@ -575,10 +588,14 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", default=None, help="YAML config (default: the built-in defaults)")
     p.add_argument("--resume", default=None, help="checkpoint to continue from")
+    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="rollout workers as Ray actors: on a Ray instance started here, or on the "
+                        "cluster at ADDRESS (auto, ray://host:10001); same as ray=ADDRESS")
     p.add_argument("overrides", nargs="*", help="key=value config overrides")
     a = p.parse_args(argv)
     try:
-        cfg = load_config(a.config, a.overrides)
+        overrides = list(a.overrides) + ([f"ray={a.ray}"] if a.ray else [])
+        cfg = load_config(a.config, overrides)
         train(cfg, resume=a.resume)
     except ValueError as e:
         print(f"paohuzi-train: error: {e}", file=sys.stderr)
