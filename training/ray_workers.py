@@ -150,9 +150,10 @@ class RayWorkers:
             try:
                 self.ray.get(actor.pid.remote(), timeout=10)
                 return
-            except errors:
+            except errors as e:
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"a rollout actor did not come back within {seconds:.0f} s")
+                    raise RuntimeError(
+                        f"a rollout actor did not come back within {seconds:.0f} s") from e
                 time.sleep(0.5)
 
     def close(self) -> None:
