@@ -594,7 +594,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("overrides", nargs="*", help="key=value config overrides")
     a = p.parse_args(argv)
     try:
-        overrides = list(a.overrides) + ([f"ray={a.ray}"] if a.ray else [])
+        overrides = list(a.overrides)
+        if a.ray and "=" in a.ray and "://" not in a.ray:  # --ray key=value: no address given
+            overrides.insert(0, a.ray)
+            a.ray = "local"
+        overrides += [f"ray={a.ray}"] if a.ray else []
         cfg = load_config(a.config, overrides)
         train(cfg, resume=a.resume)
     except ValueError as e:
