@@ -106,3 +106,18 @@ def test_plot_needs_a_league(capsys):
     with pytest.raises(SystemExit):
         main(["greedy", "--vs", "random", "--deals", "1", "--plot", "x.png"])
     assert "--plot draws a league" in capsys.readouterr().err
+
+
+def test_add_points_averages_the_matches_and_combines_their_cis():
+    from training.evaluate import add_points
+
+    res = {"ratings": [{"agent": "a"}, {"agent": "b"}], "matches": {
+        "a vs b": {"mean_points": 1.0, "ci95": [0.0, 2.0]},
+        "a vs c": {"mean_points": 3.0, "ci95": [2.0, 4.0]},
+        "b vs a": {"mean_points": -2.0, "ci95": [-3.0, -1.0]}}}
+    add_points(res)
+    a, b = res["ratings"]
+    # mean of the two matches; half-width sqrt(1^2 + 1^2) / 2
+    assert a["mean_points"] == 2.0 and a["points_ci95"] == pytest.approx([2 - 0.5 ** 0.5,
+                                                                          2 + 0.5 ** 0.5])
+    assert b["mean_points"] == -2.0 and b["points_ci95"] == pytest.approx([-3.0, -1.0])

@@ -344,16 +344,36 @@ def league(agents: Sequence[str], *, deals: int = 200, seed: int = 0, rules="hua
                     ratings[x] = model.rating(mu=mu, sigma=sigma, name=x)
     table = [{"agent": a, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
              for a, r in sorted(ratings.items(), key=lambda item: -item[1].ordinal())]
-    return {"ratings": table, "matches": pairs}
+    return add_points({"ratings": table, "matches": pairs})
+
+
+def add_points(res: dict) -> dict:
+    """Add to each rating row of a league the agent's points per hand as candidate, averaged
+    over its matches (each against two copies of one other agent, the same deals in each), with
+    a 95% CI from the matches' independent CIs. OpenSkill rates the finishing order only (who
+    won, not by how much); this is the score the game is played for."""
+    for row in res["ratings"]:
+        ms = [m for k, m in res["matches"].items() if k.startswith(f"{row['agent']} vs ")]
+        if not ms:
+            continue
+        mean = sum(m["mean_points"] for m in ms) / len(ms)
+        half = math.sqrt(sum(((m["ci95"][1] - m["ci95"][0]) / 2) ** 2 for m in ms)) / len(ms)
+        row["mean_points"] = mean
+        row["points_ci95"] = [mean - half, mean + half]
+    return res
 
 
 def ladder_markdown(res: dict) -> str:
     """A league's ratings and its pairwise table (candidate's mean points per hand against two
     copies of each opponent, 95% CI over deals) as Markdown, as shown in the README."""
     agents = [r["agent"] for r in res["ratings"]]
-    lines = ["| agent | mu | sigma | ordinal (mu - 3 sigma) |", "|---|---|---|---|"]
+    lines = ["| agent | OpenSkill mu | sigma | ordinal (mu - 3 sigma) | points per hand vs the "
+             "field [95% CI] |", "|---|---|---|---|---|"]
     for r in res["ratings"]:
-        lines.append(f"| `{r['agent']}` | {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} |")
+        pts = (f"{r['mean_points']:+.2f} [{r['points_ci95'][0]:+.2f}, "
+               f"{r['points_ci95'][1]:+.2f}]" if "mean_points" in r else "")
+        lines.append(f"| `{r['agent']}` | {r['mu']:.2f} | {r['sigma']:.2f} | "
+                     f"{r['ordinal']:.2f} | {pts} |")
     lines += ["", "| candidate \\ vs | " + " | ".join(f"`{a}`" for a in agents) + " |",
               "|---|" + "---|" * len(agents)]
     for a in agents:

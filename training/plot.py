@@ -40,24 +40,36 @@ def plot(history: list[dict], out: str, title: str = "") -> None:
 
 
 def plot_ladder(league: dict, out: str, title: str = "") -> None:
-    """A bar chart of a league's OpenSkill ratings (``paohuzi-eval --league ... --json``):
-    each agent's mu with its ±2 sigma interval, best first."""
+    """A league (``paohuzi-eval --league ... --json``) as two bar charts: each agent's
+    OpenSkill mu with ±2 sigma (finishing order), and its points per hand against the field
+    with the 95% CI (the score the game is played for); best first in each."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     rows = league["ratings"]
-    names = [r["agent"] for r in rows]
-    mu = [r["mu"] for r in rows]
-    err = [2 * r["sigma"] for r in rows]
-    fig, ax = plt.subplots(figsize=(8, 0.55 * len(rows) + 1.5), dpi=120)
-    y = list(range(len(rows)))[::-1]
-    ax.barh(y, mu, xerr=err, color="#8c2d19", alpha=0.8, capsize=4)
-    ax.set_yticks(y, names)
-    ax.set_xlabel("OpenSkill (Plackett-Luce) mu, error bars ±2 sigma")
-    ax.set_title(title or "strength ladder")
-    ax.grid(axis="x", alpha=0.3)
+    has_points = all("mean_points" in r for r in rows)
+    fig, axes = plt.subplots(1, 2 if has_points else 1, figsize=(13 if has_points else 8,
+                             0.55 * len(rows) + 1.6), dpi=120, squeeze=False)
+    panels = [("mu", lambda r: r["mu"], lambda r: (2 * r["sigma"], 2 * r["sigma"]),
+               "OpenSkill (Plackett-Luce) mu, ±2 sigma")]
+    if has_points:
+        panels.append(("points", lambda r: r["mean_points"],
+                       lambda r: (r["mean_points"] - r["points_ci95"][0],
+                                  r["points_ci95"][1] - r["mean_points"]),
+                       "points per hand vs the field, 95% CI"))
+    for ax, (_, value, err, label) in zip(axes[0], panels):
+        order = sorted(rows, key=value)
+        y = list(range(len(order)))
+        e = [err(r) for r in order]
+        ax.barh(y, [value(r) for r in order], xerr=[[a for a, _ in e], [b for _, b in e]],
+                color="#8c2d19", alpha=0.8, capsize=4)
+        ax.set_yticks(y, [r["agent"].replace("checkpoint:", "ckpt:") for r in order])
+        ax.set_xlabel(label)
+        ax.grid(axis="x", alpha=0.3)
+        ax.axvline(0.0, color="black", lw=0.6)
+    fig.suptitle(title or "strength ladder")
     fig.tight_layout()
     fig.savefig(out)
 
