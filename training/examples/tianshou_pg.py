@@ -13,7 +13,6 @@ each collected hand, REINFORCE: each step's log-probability under the *masked* d
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 from typing import Any
@@ -21,6 +20,8 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
+
+from . import run
 
 AGENTS = ("player_0", "player_1", "player_2")
 
@@ -103,20 +104,7 @@ def train(steps: int = 300, seed: int = 0, lr: float = 3e-4, log=print) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.examples.tianshou_pg",
-                                description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--steps", type=int, default=300)
-    p.add_argument("--seed", type=int, default=0)
-    a = p.parse_args(argv)
-    try:
-        import tianshou  # noqa: F401
-    except ImportError:
-        print("this example needs Tianshou: pip install tianshou", file=sys.stderr)
-        return 2
-    seen = train(a.steps, a.seed)
-    print(f"done: {seen['steps']} steps, {seen['hands']} hands, {seen['illegal']} illegal actions")
-    return 0
+    return run("python -m training.examples.tianshou_pg", __doc__, "Tianshou", "tianshou", train, argv)
 
 
 if __name__ == "__main__":

@@ -13,11 +13,12 @@ the hand's final reward of that seat (zero-sum, ``normalized``: points / 64).
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import torch
 from torch import nn
+
+from . import run
 
 GROUPS = ("player_0", "player_1", "player_2")
 
@@ -96,21 +97,7 @@ def train(steps: int = 300, seed: int = 0, lr: float = 3e-4, log=print) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.examples.torchrl_pg",
-                                description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--steps", type=int, default=300)
-    p.add_argument("--seed", type=int, default=0)
-    a = p.parse_args(argv)
-    try:
-        import torchrl  # noqa: F401
-    except ImportError:
-        print("this example needs TorchRL: pip install torchrl", file=sys.stderr)
-        return 2
-    seen = train(a.steps, a.seed)
-    print(f"done: {seen['steps']} steps, {seen['hands']} hands, {seen['decisions']} decisions, "
-          f"{seen['illegal']} illegal actions")
-    return 0
+    return run("python -m training.examples.torchrl_pg", __doc__, "TorchRL", "torchrl", train, argv)
 
 
 if __name__ == "__main__":
