@@ -116,9 +116,18 @@ class Game:
     ) -> None:
         core = _require()
         self.rules: Rules = as_rules(rules)
-        # The deal engine.Game would draw (the same seed gives the same deal).
-        dealer_, checked = draw_deal(self.rules, deck, dealer, seed)
-        self._g: Any = core.Game(self.rules, checked, dealer_)
+        # The deal engine.Game would draw (the same seed gives the same deal): for an int seed
+        # the core draws it itself (numpy's default_rng ported bit for bit, numpy_rng.hpp).
+        if (
+            deck is None
+            and type(seed) is int
+            and 0 <= seed < 1 << 64
+            and (dealer is None or (type(dealer) is int and 0 <= dealer < NUM_SEATS))
+        ):
+            self._g: Any = core.Game.seeded(self.rules, seed, -1 if dealer is None else dealer)
+        else:
+            dealer_, checked = draw_deal(self.rules, deck, dealer, seed)
+            self._g = core.Game(self.rules, checked, dealer_)
         self._events: list[Event] = []
         self._result: Result | None = None
 

@@ -259,6 +259,33 @@ def test_seeded_deal_matches_python(name):
     assert (f.deck, f.dealer) == (p.deck, p.dealer)
 
 
+def test_core_deals_int_seeds_exactly_as_numpy():
+    """fast.Game(rules, seed=int) deals in C++ (numpy_rng.hpp: SeedSequence, PCG64, integers,
+    shuffle ported): the (dealer, deck) of numpy.random.default_rng(seed) for every int seed up
+    to 2**64 - 1, with 0 or 2 王 and with the dealer drawn or given (engine.draw_deal)."""
+    from paohuzi_env import _fast
+
+    rng = np.random.default_rng(20261201)
+    seeds = [0, 1, 2**32 - 1, 2**32, 2**63, 2**64 - 1, *range(2, 300)]
+    seeds += [int(x) for x in rng.integers(0, 2**63, 300)] + [int(x) << 1 for x in rng.integers(0, 2**63, 100)]
+    for n_wang in (0, 1, 2):
+        cards = np.concatenate([np.repeat(np.arange(20), 4), np.full(n_wang, 20)])
+        for seed in seeds:
+            r = np.random.default_rng(seed)
+            dealer = int(r.integers(3))
+            assert _fast.numpy_deal(seed, n_wang) == (dealer, r.permutation(cards).tolist()), seed
+            r = np.random.default_rng(seed)
+            assert _fast.numpy_deal(seed, n_wang, 1) == (1, r.permutation(cards).tolist()), seed
+    for seed in seeds[:60]:
+        for name in ("huaihua", "yongzhou"):
+            p, f = Game(name, seed=seed), fast.Game(name, seed=seed)
+            assert (f.deck, f.dealer) == (p.deck, p.dealer)
+    with pytest.raises(ValueError, match="dealer must be a seat"):
+        _fast.numpy_deal(1, 0, 3)
+    with pytest.raises(ValueError, match="dealer must be a seat"):  # the numpy path's message
+        fast.Game("huaihua", seed=1, dealer=3)
+
+
 def test_illegal_actions_raise_like_python():
     p, f = Game("huaihua", seed=11), fast.Game("huaihua", seed=11)
     legal = p.legal_actions()

@@ -17,6 +17,7 @@
 
 #include "bind_common.hpp"
 #include "engine.hpp"
+#include "numpy_rng.hpp"
 #include "observation.hpp"
 #include "vector.hpp"
 
@@ -276,6 +277,20 @@ void bind_engine(py::module_& m) {
         py::arg("seed"), py::arg("index"), py::arg("n_wang") = 0,
         "The (deck, dealer) of deal number `index` under `seed` (VectorGame's deals).");
 
+    m.def(
+        "numpy_deal",
+        [](uint64_t seed, int n_wang, int dealer) {
+            if (n_wang < 0 || n_wang > 2) throw py::value_error("n_wang must be 0, 1 or 2");
+            if (dealer < -1 || dealer >= NUM_SEATS)
+                throw py::value_error("dealer must be a seat 0, 1 or 2 (or -1 to draw it)");
+            std::vector<int> deck;
+            numpy_deal(seed, n_wang, &dealer, &deck);
+            return py::make_tuple(dealer, int_list(deck));
+        },
+        py::arg("seed"), py::arg("n_wang") = 0, py::arg("dealer") = -1,
+        "The (dealer, deck) engine.draw_deal draws from numpy.random.default_rng(seed) for an int "
+        "seed 0 <= seed < 2**64, without numpy (dealer -1: drawn, else kept).");
+
     py::class_<Game>(m, "Game", "paohuzi_env.engine.Game in C++ (see paohuzi_env.fast.Game).")
         .def(py::init([](py::handle rules, py::handle deck, int dealer) {
                  std::vector<int> d = deck_from(deck);
@@ -287,6 +302,19 @@ void bind_engine(py::module_& m) {
                  }
              }),
              py::arg("rules"), py::arg("deck"), py::arg("dealer"))
+        .def_static(
+            "seeded",
+            [](py::handle rules, uint64_t seed, int dealer) {
+                if (dealer < -1 || dealer >= NUM_SEATS)
+                    throw py::value_error("dealer must be a seat 0, 1 or 2 (or -1 to draw it)");
+                auto r = rules_ptr_from(rules);
+                std::vector<int> deck;
+                numpy_deal(seed, r->wang, &dealer, &deck);
+                return Game(r, deck, dealer);
+            },
+            py::arg("rules"), py::arg("seed"), py::arg("dealer") = -1,
+            "The hand engine.Game(rules, seed=seed, dealer=...) deals (numpy's default_rng, "
+            "ported; dealer -1 draws it).")
         .def_property_readonly("current_player",
                                [](const Game& g) { return opt_int(g.current_player()); })
         .def_property_readonly("decision", [](const Game& g) { return decision_str(g.decision()); })

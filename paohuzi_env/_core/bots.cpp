@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "chi.hpp"
+#include "flat.hpp"
 #include "common.hpp"
 #include "scoring.hpp"
 
@@ -183,7 +184,11 @@ private:
 struct Memos {
     uint64_t generation = 0;
     StructMemo structure;                                                    // _structure's lru_cache
-    std::unordered_map<std::string, std::vector<std::pair<int, int>>> wins;  // _win_scores's
+    // _win_scores's lru_cache: key (scoring's EvalKey of the holding, the rules index in
+    // rules_id) -> index into wins_store
+    FlatMap<EvalKey, uint32_t, EvalKeyHash> wins;
+    std::vector<std::vector<std::pair<int, int>>> wins_store;
+    std::vector<std::pair<int, int>> wins_scratch;  // a holding too large for a key
     std::vector<std::string> rules_keys;  // interned rule fingerprints (the memo key of `rules`)
 };
 
@@ -192,7 +197,8 @@ Memos& memos() {
     uint64_t g = g_generation.load(std::memory_order_relaxed);
     if (m.generation != g) {
         m.structure.clear();
-        m.wins.clear();
+        m.wins.clear(true);
+        m.wins_store.clear();
         m.rules_keys.clear();
         m.generation = g;
     }
@@ -290,6 +296,7 @@ int rules_index(const Rules& r, Memos& m) {
     if (m.rules_keys.size() >= 1024) {  // many rule sets: start again (the keys index wins)
         m.rules_keys.clear();
         m.wins.clear();
+        m.wins_store.clear();
     }
     m.rules_keys.push_back(std::move(s));
     return int(m.rules_keys.size() - 1);
@@ -302,18 +309,13 @@ const std::vector<std::pair<int, int>>& win_scores(const Counts& hand,
                                                    const std::vector<Group>& melds,
                                                    const Rules& rules, int rules_idx, int wang,
                                                    Memos& m) {
-    std::string key;
-    key.reserve(32 + 6 * melds.size());
-    for (int k = 0; k < NUM_KINDS; ++k) key += char(hand[k] + 1);
-    key += char(wang + 1);
-    key += std::to_string(rules_idx);
-    for (const Group& g : melds) {
-        key += '|';
-        key += char(int(g.type) + 1);
-        for (int k : g.cards) key += char(k + 1);
+    EvalArgs ka;
+    ka.wang = wang;
+    EvalKey key;
+    const bool memo = eval_key_tagged(hand, melds, -1, ka, uint32_t(rules_idx), &key);
+    if (memo) {
+        if (const uint32_t* found = m.wins.find(key)) return m.wins_store[*found];
     }
-    auto found = m.wins.find(key);
-    if (found != m.wins.end()) return found->second;
 
     std::vector<std::pair<int, int>> out;
     uint32_t wei = 0;
@@ -321,25 +323,35 @@ const std::vector<std::pair<int, int>>& win_scores(const Counts& hand,
         if ((g.type == G_WEI || g.type == G_CHOU_WEI) && !g.cards.empty()) wei |= 1u << g.cards[0];
     for (int c = 0; c < NUM_KINDS; ++c) {
         if (hand[c] >= 3) continue;
-        const Win* win = nullptr;
+        bool wins = false;
+        int score = 0;
         if (hand[c] < 2 && !has(wei, c)) {
             EvalArgs a;
             a.self_drawn = true;
             a.wang = wang;
-            win = evaluate(hand, melds, c, rules, a);
+            wins = evaluate_score(hand, melds, c, rules, a, &score);
         }
-        if (win == nullptr && !wang) win = evaluate(hand, melds, c, rules, EvalArgs{});
-        if (win != nullptr) out.emplace_back(c, win->score);
+        if (!wins && !wang) wins = evaluate_score(hand, melds, c, rules, EvalArgs{}, &score);
+        if (wins) out.emplace_back(c, score);
     }
     if (rules.wang && wang < rules.wang) {
         EvalArgs a;
         a.self_drawn = true;
         a.wang = wang + 1;
-        const Win* win = evaluate(hand, melds, -1, rules, a);
-        if (win != nullptr) out.emplace_back(WANG, win->score);
+        int score = 0;
+        if (evaluate_score(hand, melds, -1, rules, a, &score)) out.emplace_back(WANG, score);
     }
-    if (m.wins.size() >= WINS_MAX) m.wins.clear();
-    return m.wins.emplace(std::move(key), std::move(out)).first->second;
+    if (!memo) {
+        m.wins_scratch = std::move(out);
+        return m.wins_scratch;
+    }
+    if (m.wins.size() >= WINS_MAX) {
+        m.wins.clear();
+        m.wins_store.clear();
+    }
+    m.wins.insert(key, uint32_t(m.wins_store.size()));
+    m.wins_store.push_back(std::move(out));
+    return m.wins_store.back();
 }
 
 // One decision of a _HeuristicAgent: the agent's parameters, the view and what act() sets.

@@ -1,9 +1,10 @@
 // 吃/比 legality: a port of paohuzi_env/chi.py (RULES.md section 6: R-CHI-1..4, R-CHOU-4;
 // R-GROUP-1, R-GROUP-3). Every function names the Python one it ports.
 //
-// Memo: bi_completable and chi_groups are memoised like the Python lru_caches, in hash maps on
-// the packed counts (3 bits a kind), flat tables (flat.hpp). One mutex guards both maps (taken once per public call), so
-// calls from several threads are safe; a map is emptied when it outgrows its cap.
+// Memo: bi_completable is memoised like the Python lru_cache, in a hash map on the packed counts
+// (3 bits a kind), a flat table (flat.hpp); chi_groups is not (random hands seldom repeat; its
+// recursion is). One mutex guards the map (taken once per public call), so calls from several
+// threads are safe; the map is emptied when it outgrows its cap.
 #include "chi.hpp"
 
 #include <mutex>
@@ -43,11 +44,6 @@ constexpr size_t CAP = size_t(1) << 16;  // the Python lru_cache maxsize
 
 std::mutex mu;
 FlatMap<Key, bool, KeyHash> bi_memo;
-struct ChiEntry {
-    uint64_t legal = 0;  // bit a - GROUP_BASE for each legal group a
-    bool fits = false;
-};
-FlatMap<Key, ChiEntry, KeyHash> chi_memo;
 
 // chi.GROUP_COUNTS
 const std::array<Counts, NUM_GROUPS> GROUP_COUNTS = [] {
@@ -91,8 +87,9 @@ bool bi_completable_locked(const Counts& u, int c, bool keep_one) {
 }
 
 // chi._next_groups: the groups containing c that may be named next, and whether any fits.
-std::vector<int> next_groups(const Counts& u, int c, bool keep_one, bool offered, bool* fits) {
-    std::vector<int> legal;
+void next_groups(const Counts& u, int c, bool keep_one, bool offered, bool* fits,
+                 std::vector<int>* legal) {
+    legal->clear();
     bool any_fits = false;
     for (int a : GROUPS_WITH[c]) {
         Counts need = GROUP_COUNTS[a - GROUP_BASE];
@@ -102,15 +99,13 @@ std::vector<int> next_groups(const Counts& u, int c, bool keep_one, bool offered
             if (u[k] < need[k]) { ok = false; break; }
         if (!ok) continue;
         any_fits = true;
-        if (bi_completable_locked(take(u, need), c, keep_one)) legal.push_back(a);
+        if (bi_completable_locked(take(u, need), c, keep_one)) legal->push_back(a);
     }
     if (fits) *fits = any_fits;
-    return legal;
 }
 
 void check_caps() {
     if (bi_memo.size() > CAP) bi_memo.clear();
-    if (chi_memo.size() > CAP) chi_memo.clear();
 }
 
 }  // namespace
@@ -132,38 +127,47 @@ bool bi_completable(const Counts& u, int c, bool keep_one) {
 
 // chi.chi_groups (lru_cache): legal 吃 groups of the offered card c (R-CHI-1..4) and whether any
 // group could hold c at all (R-CHOU-4).
-std::vector<int> chi_groups(const Counts& hand, int c, bool owes_after, bool* fits) {
+void chi_groups_into(const Counts& hand, int c, bool owes_after, bool* fits, std::vector<int>* out) {
+    out->clear();
+    // Most offers fit no group of the hand at all: answered without the memo (the same answer
+    // next_groups gives: nothing legal, nothing fits).
+    bool any = false;
+    for (int a : GROUPS_WITH[c]) {
+        const Counts& g = GROUP_COUNTS[a - GROUP_BASE];
+        bool ok = true;
+        for (int k : CHI_GROUPS[a - GROUP_BASE]) {
+            const int have = hand[k] < 3 ? hand[k] : 0;  // usable(): no 坎 card
+            if (have < g[k] - (k == c)) { ok = false; break; }
+        }
+        if (ok) { any = true; break; }
+    }
+    if (!any) {
+        if (fits) *fits = false;
+        return;
+    }
+    // Not memoised on the whole hand (random hands seldom repeat, and a miss in a large table
+    // costs more than the search): the 比 recursion below is, and it returns at once when the
+    // hand holds no copy of c (the common case).
     std::lock_guard<std::mutex> lock(mu);
     check_caps();
-    uint64_t packed = 0;
-    const bool memo = pack3(hand, &packed);
-    const Key key{packed, uint32_t(c) << 1 | uint32_t(owes_after)};
-    if (memo) {
-        if (const ChiEntry* hit = chi_memo.find(key)) {
-            if (fits) *fits = hit->fits;
-            std::vector<int> legal;
-            for (uint64_t m = hit->legal; m; m &= m - 1)
-                legal.push_back(GROUP_BASE + __builtin_ctzll(m));
-            return legal;
-        }
-    }
     bool f = false;
-    std::vector<int> legal = next_groups(usable(hand), c, owes_after, true, &f);
-    if (memo) {
-        ChiEntry e;
-        e.fits = f;
-        for (int a : legal) e.legal |= uint64_t(1) << (a - GROUP_BASE);
-        chi_memo.insert(key, e);
-    }
+    next_groups(usable(hand), c, owes_after, true, &f, out);
     if (fits) *fits = f;
-    return legal;
+}
+
+std::vector<int> chi_groups(const Counts& hand, int c, bool owes_after, bool* fits) {
+    std::vector<int> out;
+    chi_groups_into(hand, c, owes_after, fits, &out);
+    return out;
 }
 
 // chi.bi_groups: the legal next 比 groups of a chain for c (R-CHI-2..4).
 std::vector<int> bi_groups(const Counts& u, int c, bool owes_after) {
     std::lock_guard<std::mutex> lock(mu);
     check_caps();
-    return next_groups(u, c, owes_after, false, nullptr);
+    std::vector<int> legal;
+    next_groups(u, c, owes_after, false, nullptr, &legal);
+    return legal;
 }
 
 // chi.chi_need: the hand cards a 吃 of c with group `action` uses (the group less c).
@@ -179,7 +183,6 @@ Counts group_counts(int action) { return GROUP_COUNTS[action - GROUP_BASE]; }
 void clear_chi_caches() {
     std::lock_guard<std::mutex> lock(mu);
     bi_memo.clear(true);  // released, not only emptied
-    chi_memo.clear(true);
 }
 
 }  // namespace phz

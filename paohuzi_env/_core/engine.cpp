@@ -433,14 +433,16 @@ void Game::after_take_in(int seat) {
 bool Game::pose_discard_if_owed(int seat) {
     if (!owes_discard(seat)) return false;
     const Counts& h = hands_[seat];
-    std::vector<int> legal;
+    std::vector<int>& legal = legal_;  // posed in place (its storage reused)
+    legal.clear();
     for (int k = 0; k < NUM_KINDS; ++k)
         if (h[k] > 0 && h[k] < 3) legal.push_back(k);
     if (legal.empty())
         for (int k = 0; k < NUM_KINDS; ++k)
             if (h[k]) legal.push_back(k);
     if (legal.empty()) return false;
-    pose(seat, D_DISCARD, std::move(legal));
+    current_ = seat;
+    decision_ = D_DISCARD;
     return true;
 }
 
@@ -690,9 +692,9 @@ void Game::open_claim(int c, int source, int owner) {
         cl.chi_rank[s] = i;
         if (in(chou_[s], c) || in(chi_closed_[s], c)) continue;  // R-CHOU-2, R-CHOU-4
         bool groupable = false;
-        std::vector<int> legal = chi_groups(hands_[s], c, owes_discard(s, 1), &groupable);
-        if (!legal.empty()) cl.chi_options[s] = std::move(legal);
-        else if (groupable && rules_->chou_when_chi_blocked) cl.blocked[s] = true;
+        chi_groups_into(hands_[s], c, owes_discard(s, 1), &groupable, &cl.chi_options[s]);
+        if (cl.chi_options[s].empty() && groupable && rules_->chou_when_chi_blocked)
+            cl.blocked[s] = true;
     }
     cl.n_order = 0;
     if (peng_seat >= 0) cl.order[cl.n_order++] = peng_seat;
@@ -726,10 +728,11 @@ void Game::ask_next_claimant() {
             cl.closed[cl.n_closed++] = s;
             if (chi.empty() && !can_peng) continue;
         }
-        std::vector<int> legal(chi.begin(), chi.end());  // group ids < PENG < PASS: sorted
-        if (can_peng) legal.push_back(PENG);
-        legal.push_back(PASS);
-        pose(s, D_CLAIM, std::move(legal));
+        legal_.assign(chi.begin(), chi.end());  // group ids < PENG < PASS: sorted
+        if (can_peng) legal_.push_back(PENG);
+        legal_.push_back(PASS);
+        current_ = s;
+        decision_ = D_CLAIM;
         return;
     }
     resolve_claim();

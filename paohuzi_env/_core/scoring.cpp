@@ -1052,11 +1052,11 @@ uint32_t content_id(const Rules& r) {
 
 }  // namespace
 
-// An EvalKey: the hand packed 3 bits a kind; up to 8 melds, a byte each (chi: group index + 1;
+// An EvalKey (eval_key_tagged: with the given rules_id): the hand packed 3 bits a kind; up to 8 melds, a byte each (chi: group index + 1;
 // others: 39 + 20 * (type - 1) + kind); win card, flags and 王 in `misc`; the rules id (where
 // Rules::id is 0, an id by content: content_id).
-bool eval_key(const Counts& hand, const std::vector<Group>& melds, int win_card,
-              const Rules& rules, const EvalArgs& a, EvalKey* out) {
+bool eval_key_tagged(const Counts& hand, const std::vector<Group>& melds, int win_card,
+                     const EvalArgs& a, uint32_t rules_id, EvalKey* out) {
     uint64_t ph = 0;
     for (int k = 0; k < NUM_KINDS; ++k) {
         if (hand[k] < 0 || hand[k] > 7) return false;
@@ -1088,8 +1088,14 @@ bool eval_key(const Counts& hand, const std::vector<Group>& melds, int win_card,
                           uint32_t(a.haidi) << 6 | uint32_t(a.tianhu) << 7 |
                           uint32_t(a.dihu) << 8 | uint32_t(a.from_discard) << 9 |
                           uint32_t(a.wang) << 10;
-    *out = EvalKey{ph, pm, misc, rules.id != 0 ? uint32_t(rules.id) : content_id(rules)};
+    *out = EvalKey{ph, pm, misc, rules_id};
     return true;
+}
+
+bool eval_key(const Counts& hand, const std::vector<Group>& melds, int win_card,
+              const Rules& rules, const EvalArgs& a, EvalKey* out) {
+    return eval_key_tagged(hand, melds, win_card, a,
+                           rules.id != 0 ? uint32_t(rules.id) : content_id(rules), out);
 }
 
 const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win_card,
@@ -1136,6 +1142,27 @@ const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win
         unmemoised = std::move(w);
     }
     return out;
+}
+
+bool evaluate_score(const Counts& hand, const std::vector<Group>& melds, int win_card,
+                    const Rules& rules, const EvalArgs& a, int* score) {
+    if (win_card < -1 || win_card >= NUM_KINDS)
+        throw std::invalid_argument("win_card must be an ordinary kind 0..19 or -1 (None)");
+    for (int n : hand)
+        if (n < 0 || n > 4) throw std::invalid_argument("hand counts must be 0..4");
+    if (a.wang == 0 && !a.tianhu && surely_no_win(hand, win_card)) return false;
+    std::lock_guard<std::mutex> lock(mu);
+    if (solve_memo.size() > SOLVE_CAP || wild_memo.size() > WILD_CAP) {
+        solve_memo.clear();
+        solve_store.clear();
+        wild_memo.clear();
+        wild_store.clear();
+    }
+    const std::unique_ptr<Win> w = a.wang ? evaluate_wang(hand, melds, win_card, rules, a)
+                                          : evaluate_plain(hand, melds, win_card, rules, a);
+    if (w == nullptr) return false;
+    *score = w->score;
+    return true;
 }
 
 void set_scoring_memo_caps(size_t solve, size_t wild, size_t win) {

@@ -38,6 +38,13 @@ struct EvalArgs {
 const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win_card,
                     const Rules& rules, const EvalArgs& a);
 
+// Whether the holding wins, and its score in *score: evaluate()'s answer without its memo of
+// whole answers (for callers that memoise above it, as the bots' _win_scores does: a lookup in
+// a large table that mostly misses costs more than it saves). The decomposition memos are used.
+// Throws as evaluate() for bad hand counts or win_card (melds are the caller's own, checked).
+bool evaluate_score(const Counts& hand, const std::vector<Group>& melds, int win_card,
+                    const Rules& rules, const EvalArgs& a, int* score);
+
 void clear_scoring_caches();
 // The memo tables' sizes (entries; 0: the default, as the Python lru_caches: 2^20 for _solve,
 // 2^16 for _solve_wild, 2^18 a generation for whole answers). Small caps exercise the
@@ -64,5 +71,8 @@ struct EvalKeyHash {
 };
 bool eval_key(const Counts& hand, const std::vector<Group>& melds, int win_card,
               const Rules& rules, const EvalArgs& a, EvalKey* out);
+// The same with `rules_id` as given (no lock needed: content_id is not consulted).
+bool eval_key_tagged(const Counts& hand, const std::vector<Group>& melds, int win_card,
+                     const EvalArgs& a, uint32_t rules_id, EvalKey* out);
 
 }  // namespace phz
