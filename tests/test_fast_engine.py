@@ -267,7 +267,8 @@ def test_core_deals_int_seeds_exactly_as_numpy():
 
     rng = np.random.default_rng(20261201)
     seeds = [0, 1, 2**32 - 1, 2**32, 2**63, 2**64 - 1, *range(2, 300)]
-    seeds += [int(x) for x in rng.integers(0, 2**63, 300)] + [int(x) << 1 for x in rng.integers(0, 2**63, 100)]
+    seeds += [int(x) for x in rng.integers(0, 2**63, 300)]
+    seeds += [int(x) << 1 for x in rng.integers(0, 2**63, 100)]  # above 2**63 too
     for n_wang in (0, 1, 2):
         cards = np.concatenate([np.repeat(np.arange(20), 4), np.full(n_wang, 20)])
         for seed in seeds:
