@@ -177,7 +177,7 @@ class raw_env(AECEnv):
             "observation": spaces.Box(0.0, 1.0, (obs_size(self.rules),), np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
         })
-        act_space = spaces.Discrete(NUM_ACTIONS)
+        act_space: spaces.Space = spaces.Discrete(NUM_ACTIONS)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.state_space = spaces.Box(0.0, 1.0, (state_size(self.rules),), np.float32)

@@ -221,7 +221,7 @@ class SingleAgentEnv(gym.Env):
             else:
                 env.step(policy(env.observe(agent)))
 
-    def render(self) -> str | None:
+    def render(self) -> Any:  # str | None (gymnasium 1.2 types it RenderFrame)
         from .render import render_text
 
         g = self.aec.game

@@ -157,6 +157,11 @@ private:
         if (slots_.empty()) {
             slots_.assign(MIN_SLOTS, Slot{0, 0.0, 0});
             mask_ = MIN_SLOTS - 1;
+        } else if (slots_.size() > MIN_SLOTS) {
+            // Most decisions need under 1,000 entries: back to the small table (which stays in
+            // the core's cache) after a large one; the kept slots' stamps are all stale below.
+            slots_.resize(MIN_SLOTS);
+            mask_ = MIN_SLOTS - 1;
         }
         if (++stamp_ == 0) {  // wrapped: forget every old stamp
             for (Slot& s : slots_) s.stamp = 0;

@@ -6,7 +6,8 @@ its seat may know) and returns a legal action id; none reads hidden state.
 :mod:`paohuzi_env.agents.search`) or ``PREFIX:ARG`` for a registered prefix. Prefixes come from
 :func:`register_agent` or from installed packages through the ``paohuzi.agents`` entry-point
 group; this project's trainer declares ``checkpoint`` (``checkpoint:PATH``, a trained PPO
-policy; needs the ``train`` extra).
+policy; needs the ``train`` extra) and :mod:`paohuzi_env.rllib` declares ``rllib``
+(``rllib:PATH``, an RLlib checkpoint; needs the ``rllib`` extra).
 """
 
 from __future__ import annotations
