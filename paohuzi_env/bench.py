@@ -365,7 +365,7 @@ def _random_play_figures(rules: str, seed: int) -> list[_Figure]:
                 python_picks(FastGame)),
         _Figure("1c", "fast.Game, the same deals, random_action() (C++)", "decision", core_picks),
         _Figure("1d", 'fast.Game.playout("random"): a hand per call', "decision", playout),
-        _Figure("1e", "fast.Game(rules, seed=...) alone (numpy deal)", "hand", construct),
+        _Figure("1e", "fast.Game(rules, seed=...) alone (the deal)", "hand", construct),
     ]
 
 

@@ -11,7 +11,8 @@ decision kind, seat, legal set, observation floats (bit for bit), events, result
   :class:`VectorGame` raise :class:`RuntimeError` (and importing this module warns once).
 * ``Game(rules, deck=None, dealer=None, seed=None)`` draws the dealer and the deck exactly as
   :class:`paohuzi_env.engine.Game` does (``numpy.random.default_rng(seed)``: the dealer first,
-  then the permutation), so one seed gives one deal on both backends.
+  then the permutation), so one seed gives one deal on both backends; for an int seed the core
+  draws it itself (numpy's generator ported bit for bit, ``_core/numpy_rng.hpp``).
 * ``VectorGame(num_hands, rules, seed, reward="score")`` deals from a generator inside the core
   (deal number ``i`` of a seed is fixed whatever the batch size) and resets finished hands at
   once; see its docstring.
