@@ -308,6 +308,10 @@ def test_tiny_training_run_under_yongzhou_uses_its_sizes(tmp_path, monkeypatch):
             a = agent(g.view(s))
             assert a in g.legal_actions()
             g.step(a)
+    # the harness evaluates it under its rules (its early check used to build it for huaihua)
+    res = evaluate(f"checkpoint:{final2}", "greedy", deals=1, rules="yongzhou", workers=1,
+                   progress=False)
+    assert res["rules"] == "yongzhou" and res["deals"] == 1
     # a huaihua network (paohuzi-obs-v1) is refused for yongzhou, and the other way round
     shipped = ROOT / "checkpoints" / "shipped" / "policy.pt"
     with pytest.raises(ValueError, match=r"'paohuzi-obs-v1'.*'yongzhou'.*'paohuzi-obs-v2'"):

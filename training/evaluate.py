@@ -273,11 +273,11 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
     opponents = list(opponents)
     if len(opponents) != 2:
         raise ValueError(f"opponents must be one spec or two, got {opponents}")
+    rules = as_rules(rules)
     for spec in [candidate, *opponents]:
-        make_agent(spec, seed=0)  # fail early with a clear message
+        make_agent(spec, seed=0, rules=rules)  # fail early with a clear message
     if deals < 1:
         raise ValueError(f"deals must be >= 1, got {deals}")
-    rules = as_rules(rules)
     workers = workers or os.cpu_count() or 1
     chunk = max(1, min(25, deals // (4 * workers) or 1))
     backend = resolve_backend(backend)
