@@ -3,9 +3,10 @@
 * :class:`PaohuziMultiAgentEnv`: a ``ray.rllib.env.MultiAgentEnv`` for one hand per episode,
   turn-based (each step's observation dict holds the seat to act only), with the key names and
   dtypes RLlib's action-masking modules expect: ``{"observations": float32 (OBS,),
-  "action_mask": float32 (61,)}``. Rewards go to every seat when the hand ends
-  (:mod:`paohuzi_env.rewards` modes; zero-sum under ``score``), so read RLlib's
-  ``agent_episode_returns_mean`` (per seat), not ``episode_return_mean`` (their sum: always 0).
+  "action_mask": float32 (61,)}``. When the hand ends every seat that acted gets its reward
+  (:mod:`paohuzi_env.rewards` modes: zero-sum under ``score`` when all three acted; nearly so
+  under ``normalized``, which clips), so read RLlib's ``agent_episode_returns_mean`` (per seat),
+  not ``episode_return_mean`` (their sum, about 0 whatever the play).
   ``action_space.sample()`` draws a *legal* action of the position (as a masked sample would),
   so RLlib's environment pre-check, which steps one sampled action, plays a legal move.
 * :func:`rl_module_spec`, :func:`policy_mapping_fn` and :func:`ppo_config`: one shared
@@ -71,14 +72,16 @@ class LegalDiscrete(gym.spaces.Discrete):
         self._env = env
         self._agent = agent
 
-    def sample(self, *args: Any, **kwargs: Any) -> np.int64:
+    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
         env = self._env
-        if not args and not kwargs and env is not None and env.game is not None:
+        if mask is None and probability is None and env is not None and env.game is not None:
             g = env.game
             if not g.done and AGENTS[g.current_player] == self._agent:
                 legal = g.legal_actions()
                 return np.int64(legal[int(self.np_random.integers(len(legal)))])
-        return super().sample(*args, **kwargs)
+        if probability is not None:
+            return super().sample(mask=mask, probability=probability)
+        return super().sample(mask=mask)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -123,7 +126,8 @@ class PaohuziMultiAgentEnv(MultiAgentEnv):
             "action_mask": gym.spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
         })
         self.observation_spaces = {a: obs_space for a in AGENTS}
-        self.action_spaces = {a: LegalDiscrete(NUM_ACTIONS, self, a) for a in AGENTS}
+        self._action_space_of = {a: LegalDiscrete(NUM_ACTIONS, self, a) for a in AGENTS}
+        self.action_spaces = {a: s for a, s in self._action_space_of.items()}
         self.game: Any = None
         self._acted: set[str] = set()
 
@@ -142,6 +146,8 @@ class PaohuziMultiAgentEnv(MultiAgentEnv):
         """Deal a new hand (``seed``: the same seed, the same deal) and observe its first seat."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+            for i, a in enumerate(AGENTS):  # sample() reproducible too
+                self._action_space_of[a].seed(int(np.random.SeedSequence([seed, i]).generate_state(1)[0]))
         self.game = self._game_cls(self.rules, seed=int(self._rng.integers(2**63)))
         self._acted = set()
         if self.game.done:  # a forced 天胡 at the deal (R-START-1): nobody decides; deal again
@@ -188,7 +194,9 @@ def policy_mapping_fn(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
 def rl_module_spec(hiddens: tuple[int, ...] = (256, 256)) -> Any:
     """A ``MultiRLModuleSpec`` with the one shared module: RLlib's action-masking PPO module
     (``ActionMaskingTorchRLModule``: masked logits, so sampled actions are legal and the PPO
-    loss sees masked distributions), ``hiddens`` wide."""
+    loss sees masked distributions), ``hiddens`` wide. The module class ships in RLlib's examples
+    package (``ray.rllib.examples.rl_modules.classes``), tested here with ray 2.60 (hence the
+    extra's ``ray[rllib]>=2.60,<3``)."""
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
@@ -289,5 +297,14 @@ def load_rllib_agent(path: str, seed: Any = None, rules: str | Rules = "huaihua"
         module: Any = RLModule.from_checkpoint(os.path.abspath(module_path(path)))
     except Exception as e:  # RLlib raises several kinds for a folder that is no checkpoint
         raise ValueError(f"rllib:{path} is no RLlib module checkpoint ({type(e).__name__}: {e})") from e
+    space = getattr(module, "observation_space", None)
+    if isinstance(space, gym.spaces.Dict) and "observations" in space.spaces:
+        space = space["observations"]
+    shape = getattr(space, "shape", None)
+    if shape is not None and tuple(shape) != (obs_size(rules),):
+        raise ValueError(
+            f"rllib:{path} reads {shape[0]} observation floats; rules {rules.name!r} give "
+            f"{obs_size(rules)}: evaluate it under the rules it was trained for"
+        )
     module.eval()
     return RLlibAgent(module, rules=rules, seed=seed)

@@ -17,6 +17,7 @@ pytest.importorskip("torch")
 
 import ray  # noqa: E402
 
+from paohuzi_env import fast  # noqa: E402
 from paohuzi_env.actions import NUM_ACTIONS  # noqa: E402
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.engine import Game, IllegalActionError  # noqa: E402
@@ -45,7 +46,8 @@ def _play(env, seed, pick):
             return obs, rewards, terms, returns, steps
 
 
-@pytest.mark.parametrize("backend", ["python", "fast"])
+@pytest.mark.parametrize("backend", ["python", pytest.param("fast", marks=pytest.mark.skipif(
+    not fast.available(), reason="the compiled core is not built"))])
 @pytest.mark.parametrize("rules", ["huaihua", "yongzhou"])
 def test_env_keys_dtypes_turns_and_rewards(rules, backend):
     env = PaohuziMultiAgentEnv({"rules": rules, "reward": "score", "backend": backend})
@@ -103,9 +105,18 @@ def test_action_space_samples_legal_moves_and_rllib_precheck_is_quiet():
     copy = pickle.loads(pickle.dumps(env.action_spaces[agent]))
     assert isinstance(copy, LegalDiscrete) and copy._env is None
     assert 0 <= int(copy.sample()) < NUM_ACTIONS
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         check_multiagent_environments(env)  # steps one sampled action: legal, so no error
+    assert not [w for w in caught if "illegal" in str(w.message).lower()]
+    # seeded: the same reset seed, the same sampled actions
+    e2 = PaohuziMultiAgentEnv({"seed": 1})
+    draws = []
+    for e in (env, e2):
+        obs, _ = e.reset(seed=11)
+        (agent,) = obs
+        draws.append([int(e.action_spaces[agent].sample()) for _ in range(20)])
+    assert draws[0] == draws[1]
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +152,13 @@ def test_one_ppo_iteration_with_masking_then_evaluated(cluster, tmp_path):
     assert res["deals"] == 2 and np.isfinite(res["mean_points"])
     with pytest.raises(ValueError, match="trained under rules 'huaihua'"):
         make_agent(f"rllib:{out}", 0, "yongzhou")
+    from paohuzi_env.rllib import module_path
+
+    inner = module_path(str(out))  # the module's own folder (no paohuzi.json): checked by shape
+    assert inner != str(out) and make_agent(f"rllib:{inner}", 0, "huaihua").act(
+        Game("huaihua", seed=1).view(Game("huaihua", seed=1).current_player)) >= 0
+    with pytest.raises(ValueError, match="reads 763 observation floats"):
+        make_agent(f"rllib:{inner}", 0, "yongzhou")
     with pytest.raises(ValueError, match="no such checkpoint folder"):
         make_agent(f"rllib:{tmp_path / 'missing'}", 0, "huaihua")
 
