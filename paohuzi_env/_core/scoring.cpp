@@ -1098,8 +1098,8 @@ bool eval_key(const Counts& hand, const std::vector<Group>& melds, int win_card,
                            rules.id != 0 ? uint32_t(rules.id) : content_id(rules), out);
 }
 
-const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win_card,
-                    const Rules& rules, const EvalArgs& a) {
+// evaluate()'s argument checks (std::invalid_argument naming what is allowed).
+static void check_eval_args(const Counts& hand, const std::vector<Group>& melds, int win_card) {
     if (win_card < -1 || win_card >= NUM_KINDS)
         throw std::invalid_argument("win_card must be an ordinary kind 0..19 or -1 (None)");
     for (int n : hand)
@@ -1110,15 +1110,25 @@ const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win
         for (int k : m.cards)
             if (k < 0 || k >= NUM_KINDS) throw std::invalid_argument("meld cards must be 0..19");
     }
-    if (a.wang == 0 && !a.tianhu && surely_no_win(hand, win_card)) return nullptr;
-    std::lock_guard<std::mutex> lock(mu);
-    // Tables are emptied only here, between searches (their nodes are linked to each other).
+}
+
+// Empty the decomposition memos when they outgrow their caps; the caller holds `mu`. Only
+// between searches: their nodes are linked to each other.
+static void trim_decomposition_memos() {
     if (solve_memo.size() > SOLVE_CAP || wild_memo.size() > WILD_CAP) {
         solve_memo.clear();
         solve_store.clear();
         wild_memo.clear();
         wild_store.clear();
     }
+}
+
+const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win_card,
+                    const Rules& rules, const EvalArgs& a) {
+    check_eval_args(hand, melds, win_card);
+    if (a.wang == 0 && !a.tianhu && surely_no_win(hand, win_card)) return nullptr;
+    std::lock_guard<std::mutex> lock(mu);
+    trim_decomposition_memos();
     EvalKey key;
     const bool memo = eval_key(hand, melds, win_card, rules, a, &key);
     if (memo) {
@@ -1146,18 +1156,10 @@ const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win
 
 bool evaluate_score(const Counts& hand, const std::vector<Group>& melds, int win_card,
                     const Rules& rules, const EvalArgs& a, int* score) {
-    if (win_card < -1 || win_card >= NUM_KINDS)
-        throw std::invalid_argument("win_card must be an ordinary kind 0..19 or -1 (None)");
-    for (int n : hand)
-        if (n < 0 || n > 4) throw std::invalid_argument("hand counts must be 0..4");
+    check_eval_args(hand, melds, win_card);
     if (a.wang == 0 && !a.tianhu && surely_no_win(hand, win_card)) return false;
     std::lock_guard<std::mutex> lock(mu);
-    if (solve_memo.size() > SOLVE_CAP || wild_memo.size() > WILD_CAP) {
-        solve_memo.clear();
-        solve_store.clear();
-        wild_memo.clear();
-        wild_store.clear();
-    }
+    trim_decomposition_memos();
     const std::unique_ptr<Win> w = a.wang ? evaluate_wang(hand, melds, win_card, rules, a)
                                           : evaluate_plain(hand, melds, win_card, rules, a);
     if (w == nullptr) return false;

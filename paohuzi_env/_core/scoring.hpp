@@ -41,7 +41,7 @@ const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win
 // Whether the holding wins, and its score in *score: evaluate()'s answer without its memo of
 // whole answers (for callers that memoise above it, as the bots' _win_scores does: a lookup in
 // a large table that mostly misses costs more than it saves). The decomposition memos are used.
-// Throws as evaluate() for bad hand counts or win_card (melds are the caller's own, checked).
+// Throws as evaluate() for bad input.
 bool evaluate_score(const Counts& hand, const std::vector<Group>& melds, int win_card,
                     const Rules& rules, const EvalArgs& a, int* score);
 
