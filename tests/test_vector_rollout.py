@@ -131,3 +131,19 @@ def test_policy_actions_for_chosen_hands_only():
     assert (out[which] == full[which]).all() and (out[~which] == -7).all()
     with pytest.raises(ValueError, match="which"):
         vg.policy_actions("expert", out, np.ones(3, np.bool_))
+
+
+def test_snapshots_of_a_residual_network_play_on_top_of_the_prior():
+    """A snapshot opponent of a residual (expert-prior) network is given the prior's choices,
+    as the learner is: with a prior bonus of 60 a fresh network plays exactly expert, so a
+    learner seated with two such snapshots scores what three experts score on every deal."""
+    cfg = _cfg(prior="expert", prior_weight=60.0, reward="score", gae_lambda=1.0,
+               reward_baseline="expert", opponent_self=0.0, opponent_snapshots=1.0,
+               opponent_bots={})
+    roll = VectorRollout(cfg, np.random.SeedSequence(6))
+    roll.set_weights(roll.model.state_dict(), [roll.model.state_dict()], [1.0])
+    b = roll.collect(150)
+    assert set(b["stats"]["by_opponent"]) == {"snap:0"}
+    assert b["stats"]["hands"] > 3
+    assert np.array_equal(b["action"], b["prior"])
+    assert np.abs(b["adv"] + b["value"]).max() < 1e-5  # every hand as three experts play it

@@ -135,10 +135,15 @@ class VectorRollout:
                 which = ~learner & (self.kind == 2 + b)
                 if which.any():
                     vg.policy_actions(name, actions, which)
+            snap_turn = ~learner & (self.kind == SNAP)
+            if cfg.prior != "none" and snap_turn.any():
+                # a snapshot of a residual network plays on top of the prior, as the learner
+                vg.policy_actions(cfg.prior, prior, snap_turn)
             t0 = time.perf_counter()
-            for k in np.unique(self.snap[~learner & (self.kind == SNAP)]):
-                idx = np.flatnonzero(~learner & (self.kind == SNAP) & (self.snap == k))
-                actions[idx] = self._sample(self.snapshots[int(k)], obs[idx], mask[idx], None)[0]
+            for k in np.unique(self.snap[snap_turn]):
+                idx = np.flatnonzero(snap_turn & (self.snap == k))
+                pt = None if cfg.prior == "none" else torch.from_numpy(prior[idx])
+                actions[idx] = self._sample(self.snapshots[int(k)], obs[idx], mask[idx], pt)[0]
             t_net += time.perf_counter() - t0
             idx = np.flatnonzero(learner)
             if len(idx):
