@@ -38,3 +38,27 @@ def test_resumable_state_is_the_shipped_network():
     assert resume["global_step"] == shipped["global_step"]
     assert shipped["model"].keys() == resume["model"].keys()
     assert all(torch.equal(shipped["model"][k], resume["model"][k]) for k in shipped["model"])
+
+
+YONGZHOU = ROOT / "checkpoints" / "shipped" / "yongzhou-residual.pt"
+YONGZHOU_RESUME = ROOT / "checkpoints" / "resume" / "yongzhou-residual__1-latest.pt"
+
+
+def test_shipped_yongzhou_policy_plays_yongzhou_only():
+    """The yongzhou residual agent (configs/ppo-yongzhou-residual.yaml) reads the 771-float
+    paohuzi-obs-v2 observation, plays legal moves in hands with 王, and refuses huaihua."""
+    data = load_checkpoint(YONGZHOU, rules_name="yongzhou")
+    assert data["policy_only"] and data["config"]["rules"] == "yongzhou"
+    assert data["config"]["prior"] == "expert"
+    agent = make_agent(f"checkpoint:{YONGZHOU}", seed=0, rules="yongzhou")
+    for seed in range(2):
+        g = Game("yongzhou", seed=seed)
+        while not g.done:
+            a = agent(g.view(g.current_player))
+            assert a in g.legal_actions()
+            g.step(a)
+    with pytest.raises(ValueError, match="yongzhou"):
+        make_agent(f"checkpoint:{YONGZHOU}", seed=0, rules="huaihua")
+    resume = load_checkpoint(YONGZHOU_RESUME, rules_name="yongzhou")
+    assert resume["global_step"] == data["global_step"]
+    assert all(torch.equal(data["model"][k], resume["model"][k]) for k in data["model"])

@@ -121,6 +121,13 @@ def test_checkpoint_errors_are_clear(tmp_path):
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
 
 
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "configs").glob("*.yaml")))
+def test_every_committed_config_loads(name):
+    """Each training recipe in configs/ validates (keys, types, rules preset, option pairs)."""
+    cfg = load_config(ROOT / "configs" / name)
+    assert cfg.total_steps > 0 and cfg.run_name
+
+
 def test_config_loading_and_errors(tmp_path):
     cfg = load_config(ROOT / "configs" / "ppo.yaml")
     assert isinstance(cfg, PPOConfig)
