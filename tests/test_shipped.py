@@ -62,3 +62,25 @@ def test_shipped_yongzhou_policy_plays_yongzhou_only():
     resume = load_checkpoint(YONGZHOU_RESUME, rules_name="yongzhou")
     assert resume["global_step"] == data["global_step"]
     assert all(torch.equal(data["model"][k], resume["model"][k]) for k in data["model"])
+
+
+PURE = ROOT / "checkpoints" / "shipped" / "pure-network.pt"
+PURE_RESUME = ROOT / "checkpoints" / "resume" / "long__1-latest.pt"
+
+
+def test_shipped_pure_network_reads_its_observation_only():
+    """The pure-network agent (configs/ppo-long.yaml) has no prior: it plays from the
+    observation alone, legal moves only, and is the network of the committed resumable state."""
+    data = load_checkpoint(PURE, rules_name="huaihua")
+    assert data["policy_only"] and data["config"]["prior"] == "none"
+    agent = make_agent(f"checkpoint:{PURE}", seed=0)
+    assert getattr(agent, "prior", None) is None
+    for seed in range(2):
+        g = Game(seed=seed)
+        while not g.done:
+            a = agent(g.view(g.current_player))
+            assert a in g.legal_actions()
+            g.step(a)
+    resume = load_checkpoint(PURE_RESUME, rules_name="huaihua")
+    assert resume["global_step"] == data["global_step"]
+    assert all(torch.equal(data["model"][k], resume["model"][k]) for k in data["model"])
