@@ -18,26 +18,36 @@ SHIPPED = ROOT / "checkpoints" / "shipped" / "policy.pt"
 RESUME = ROOT / "checkpoints" / "resume" / "ppo__1-latest.pt"
 
 
-def test_shipped_policy_loads_and_plays_legal_moves():
-    data = load_checkpoint(SHIPPED, rules_name="huaihua")
-    assert data["policy_only"]
-    assert data["config"]["prior"] == "expert"
-    agent = make_agent(f"checkpoint:{SHIPPED}", seed=0)
-    for seed in range(2):
-        g = Game(seed=seed)
+def _plays_legal_hands(agent, rules: str, hands: int = 2) -> None:
+    """``agent`` plays every seat of ``hands`` seeded hands to their end, legal moves only."""
+    for seed in range(hands):
+        g = Game(rules, seed=seed)
         while not g.done:
             a = agent(g.view(g.current_player))
             assert a in g.legal_actions()
             g.step(a)
 
 
+def _same_network(policy: dict, resume: dict) -> None:
+    """A play-only export and a resumable state hold the same network at the same step."""
+    assert resume["global_step"] == policy["global_step"]
+    assert policy["model"].keys() == resume["model"].keys()
+    assert all(torch.equal(policy["model"][k], resume["model"][k]) for k in policy["model"])
+
+
+def test_shipped_policy_loads_and_plays_legal_moves():
+    data = load_checkpoint(SHIPPED, rules_name="huaihua")
+    assert data["policy_only"]
+    assert data["config"]["prior"] == "expert"
+    agent = make_agent(f"checkpoint:{SHIPPED}", seed=0)
+    _plays_legal_hands(agent, "huaihua")
+
+
 def test_resumable_state_is_the_shipped_network():
     shipped = load_checkpoint(SHIPPED)
     resume = load_checkpoint(RESUME, rules_name="huaihua")
     assert not resume.get("policy_only") and resume["snapshots"] == []
-    assert resume["global_step"] == shipped["global_step"]
-    assert shipped["model"].keys() == resume["model"].keys()
-    assert all(torch.equal(shipped["model"][k], resume["model"][k]) for k in shipped["model"])
+    _same_network(shipped, resume)
 
 
 YONGZHOU = ROOT / "checkpoints" / "shipped" / "yongzhou-residual.pt"
@@ -51,17 +61,11 @@ def test_shipped_yongzhou_policy_plays_yongzhou_only():
     assert data["policy_only"] and data["config"]["rules"] == "yongzhou"
     assert data["config"]["prior"] == "expert"
     agent = make_agent(f"checkpoint:{YONGZHOU}", seed=0, rules="yongzhou")
-    for seed in range(2):
-        g = Game("yongzhou", seed=seed)
-        while not g.done:
-            a = agent(g.view(g.current_player))
-            assert a in g.legal_actions()
-            g.step(a)
+    _plays_legal_hands(agent, "yongzhou")
     with pytest.raises(ValueError, match="yongzhou"):
         make_agent(f"checkpoint:{YONGZHOU}", seed=0, rules="huaihua")
     resume = load_checkpoint(YONGZHOU_RESUME, rules_name="yongzhou")
-    assert resume["global_step"] == data["global_step"]
-    assert all(torch.equal(data["model"][k], resume["model"][k]) for k in data["model"])
+    _same_network(data, resume)
 
 
 PURE = ROOT / "checkpoints" / "shipped" / "pure-network.pt"
@@ -75,12 +79,6 @@ def test_shipped_pure_network_reads_its_observation_only():
     assert data["policy_only"] and data["config"]["prior"] == "none"
     agent = make_agent(f"checkpoint:{PURE}", seed=0)
     assert getattr(agent, "prior", None) is None
-    for seed in range(2):
-        g = Game(seed=seed)
-        while not g.done:
-            a = agent(g.view(g.current_player))
-            assert a in g.legal_actions()
-            g.step(a)
+    _plays_legal_hands(agent, "huaihua")
     resume = load_checkpoint(PURE_RESUME, rules_name="huaihua")
-    assert resume["global_step"] == data["global_step"]
-    assert all(torch.equal(data["model"][k], resume["model"][k]) for k in data["model"])
+    _same_network(data, resume)
