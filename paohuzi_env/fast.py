@@ -41,7 +41,7 @@ from .engine import Decision, Event, IllegalActionError, PlayerView, Result, Sou
 from .rewards import REWARD_MODES
 from .rules import Rules, as_rules
 
-__all__ = ["Game", "VectorGame", "available", "unavailable_reason", "POLICIES"]
+__all__ = ["Game", "VectorGame", "available", "unavailable_reason", "clear_caches", "POLICIES"]
 
 NUM_SEATS = 3
 POLICIES = ("random", "greedy", "expert")
@@ -74,6 +74,18 @@ def available() -> bool:
 def unavailable_reason() -> str | None:
     """Why the compiled core cannot be used, or None when it can."""
     return _REASON
+
+
+def clear_caches() -> None:
+    """Empty every memo of the compiled core: the evaluator's and the bots' (for cold-cache
+    measurements; answers never depend on them).
+
+    Raises:
+        RuntimeError: when the compiled core is not available.
+    """
+    core = _require()
+    core.clear_caches()
+    core.clear_bot_caches()
 
 
 def _require() -> Any:
@@ -185,6 +197,12 @@ class Game:
             f"action {action} is not legal for seat {self.current_player} at this "
             f"{self.decision} decision; legal: {self._legal_text()}"
         )
+
+    # step() as written above, kept under this name: the compiled core replaces ``done``,
+    # ``current_player``, ``legal_actions`` and ``step`` on this class by CPython versions of the
+    # same behaviour (``_install_hot_methods``, bind_engine.cpp), whose step() hands every action
+    # it does not apply itself (not an int, not legal, the hand over) to this one.
+    _step_slow = step
 
     def _legal_text(self) -> str:
         return ", ".join(f"{x} ({action_name(x, self.decision)})" for x in self.legal_actions())
@@ -383,6 +401,10 @@ class Game:
     def held(self, seat: int) -> int:
         """Cards a seat holds, hand (王 included) and table (R-GROUP-3)."""
         return int(self._g.held(seat))
+
+
+if _core is not None:
+    _core._install_hot_methods(Game)
 
 
 def _int_array(x: Any, name: str, n: int) -> np.ndarray:

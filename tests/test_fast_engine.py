@@ -26,6 +26,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -309,6 +310,37 @@ def test_illegal_actions_raise_like_python():
     with pytest.raises(IllegalActionError, match="the hand is over"):
         f.step(0)
     assert f.result == p.result
+
+
+def test_hot_methods_never_crash_and_serve_subclasses():
+    # done / current_player / legal_actions / step are CPython descriptors reading the wrapper's
+    # _g slot (bind_engine.cpp): a Game whose __init__ never ran, or whose _g is not an engine,
+    # raises; a subclass plays as the Python engine does.
+    blank = fast.Game.__new__(fast.Game)
+    calls: list[Callable[[], Any]] = [
+        lambda: blank.done, lambda: blank.current_player, blank.legal_actions,
+        lambda: blank.step(0),
+    ]
+    for call in calls:
+        with pytest.raises(AttributeError, match="no engine"):
+            call()
+    blank._g = object()
+    with pytest.raises(TypeError, match="not a _fast.Game"):
+        blank.legal_actions()
+
+    class Sub(fast.Game):
+        pass
+
+    s, p = Sub("huaihua", seed=3), Game("huaihua", seed=3)
+    rng = np.random.default_rng(3)
+    while not p.done:
+        assert (s.done, s.current_player, s.legal_actions()) == (
+            p.done, p.current_player, p.legal_actions())
+        a = int(rng.choice(p.legal_actions()))
+        s.step(a)
+        p.step(a)
+    assert s.done and s.current_player is None and s.legal_actions() == []
+    assert s.record() == p.record()
 
 
 def test_malformed_deals_raise_value_errors():

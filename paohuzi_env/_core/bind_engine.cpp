@@ -5,6 +5,7 @@
 // Malformed input raises a Python exception (ValueError for bad values, array shapes and
 // dtypes; paohuzi_env.engine.IllegalActionError for an illegal action), never crashes.
 #include <Python.h>
+#include <structmember.h>  // T_OBJECT_EX: the fast.Game slot the hot methods read
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -247,9 +248,130 @@ int acting_or_error(const Game& g) {
     return g.current_player();
 }
 
+// ---------------------------------------------------------------- fast.Game's hot methods
+//
+// A loop that plays with `while not g.done: ... g.step(g.legal_actions()[i])` spends as much
+// time in the calls as in the engine, and a pybind11 call costs several times a plain CPython
+// one. So fast.Game's `done`, `current_player`, `legal_actions()` and `step()` are replaced, when
+// the module is imported, by CPython descriptors (below) that read the engine straight from the
+// wrapper's `_g` slot. They behave as the Python definitions in fast.py, which stay the
+// documented reference: `step` handles an int legal action here and hands anything else to
+// `Game._step_slow`, which raises the error the Python engine would.
+struct Hot {
+    Py_ssize_t slot = -1;              // offset of fast.Game's `_g` slot
+    PyTypeObject* core_type = nullptr;  // _fast.Game
+};
+Hot hot;
+
+// The engine a fast.Game wraps; nullptr with a Python exception set.
+Game* hot_game(PyObject* self) {
+    PyObject* core = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(self) + hot.slot);
+    if (core == nullptr) {
+        PyErr_SetString(PyExc_AttributeError, "this fast.Game has no engine (__init__ did not run)");
+        return nullptr;
+    }
+    if (Py_TYPE(core) == hot.core_type) {  // the usual case: the value pointer, read directly
+        auto* inst = reinterpret_cast<py::detail::instance*>(core);
+        if (inst->simple_layout && inst->simple_holder_constructed)
+            return static_cast<Game*>(inst->simple_value_holder[0]);
+    }
+    try {
+        return py::cast<Game*>(py::handle(core));
+    } catch (const py::cast_error&) {
+        PyErr_SetString(PyExc_TypeError, "fast.Game._g is not a _fast.Game");
+        return nullptr;
+    }
+}
+
+PyObject* hot_done(PyObject* self, void*) {
+    Game* g = hot_game(self);
+    if (g == nullptr) return nullptr;
+    return PyBool_FromLong(g->done());
+}
+
+PyObject* hot_current_player(PyObject* self, void*) {
+    Game* g = hot_game(self);
+    if (g == nullptr) return nullptr;
+    if (g->current_player() < 0) Py_RETURN_NONE;
+    return PyLong_FromLong(g->current_player());
+}
+
+PyObject* hot_legal_actions(PyObject* self, PyObject*) {
+    Game* g = hot_game(self);
+    if (g == nullptr) return nullptr;
+    const std::vector<int>& legal = g->legal();
+    PyObject* out = PyList_New(Py_ssize_t(legal.size()));
+    if (out == nullptr) return nullptr;
+    for (size_t i = 0; i < legal.size(); ++i) {
+        PyObject* x = PyLong_FromLong(legal[i]);
+        if (x == nullptr) {
+            Py_DECREF(out);
+            return nullptr;
+        }
+        PyList_SET_ITEM(out, Py_ssize_t(i), x);
+    }
+    return out;
+}
+
+PyObject* hot_step(PyObject* self, PyObject* action) {
+    Game* g = hot_game(self);
+    if (g == nullptr) return nullptr;
+    if (!g->done() && PyLong_Check(action)) {
+        int overflow = 0;
+        const long v = PyLong_AsLongAndOverflow(action, &overflow);
+        if (v == -1 && PyErr_Occurred()) return nullptr;
+        if (!overflow && v >= 0 && v < NUM_ACTIONS && g->is_legal(int(v))) {
+            try {
+                g->step(int(v));
+            } catch (const std::exception& e) {  // an engine invariant broke: never a crash
+                PyErr_SetString(PyExc_RuntimeError, e.what());
+                return nullptr;
+            }
+            Py_RETURN_NONE;
+        }
+    }
+    return PyObject_CallMethod(self, "_step_slow", "O", action);  // raises the right error
+}
+
+PyGetSetDef HOT_DONE{"done", hot_done, nullptr, "The hand is over.", nullptr};
+PyGetSetDef HOT_CURRENT{"current_player", hot_current_player, nullptr,
+                        "The seat to act, or None when the hand is over.", nullptr};
+PyMethodDef HOT_LEGAL{"legal_actions", hot_legal_actions, METH_NOARGS,
+                      "Sorted legal action ids of current_player ([] when the hand is over)."};
+PyMethodDef HOT_STEP{"step", hot_step, METH_O,
+                     "Apply the current player's action; forced moves that follow run at once.\n\n"
+                     "Raises IllegalActionError naming the action and the legal ones."};
+
+void install_hot_methods(py::handle cls) {
+    if (!PyType_Check(cls.ptr())) throw py::type_error("expected the fast.Game class");
+    auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+    py::object slot = py::reinterpret_steal<py::object>(PyObject_GetAttrString(cls.ptr(), "_g"));
+    if (!slot) throw py::error_already_set();
+    if (Py_TYPE(slot.ptr()) != &PyMemberDescr_Type)
+        throw py::type_error("fast.Game._g must be a __slots__ member");
+    const PyMemberDef* member = reinterpret_cast<PyMemberDescrObject*>(slot.ptr())->d_member;
+    if (member->type != T_OBJECT_EX) throw py::type_error("fast.Game._g must be an object slot");
+    hot.slot = member->offset;
+    hot.core_type = reinterpret_cast<PyTypeObject*>(py::type::of<Game>().ptr());
+    auto put = [&](const char* name, PyObject* descr) {
+        if (descr == nullptr || PyObject_SetAttrString(cls.ptr(), name, descr) < 0) {
+            Py_XDECREF(descr);
+            throw py::error_already_set();
+        }
+        Py_DECREF(descr);
+    };
+    put("done", PyDescr_NewGetSet(type, &HOT_DONE));
+    put("current_player", PyDescr_NewGetSet(type, &HOT_CURRENT));
+    put("legal_actions", PyDescr_NewMethod(type, &HOT_LEGAL));
+    put("step", PyDescr_NewMethod(type, &HOT_STEP));
+}
+
 }  // namespace
 
 void bind_engine(py::module_& m) {
+    m.def("_install_hot_methods", &install_hot_methods, py::arg("cls"),
+          "Give fast.Game its CPython done / current_player / legal_actions / step "
+          "(bind_engine.cpp); fast.py calls it once at import.");
     // phz::IllegalAction -> paohuzi_env.engine.IllegalActionError (a ValueError).
     py::register_exception_translator([](std::exception_ptr p) {
         try {

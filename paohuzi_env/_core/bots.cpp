@@ -77,11 +77,13 @@ inline int sequence_huxi(const std::array<int, 3>& g) { return sequence_huxi(g[0
 // clear_bot_caches() bumps the generation; each thread drops its memos when it sees a new one.
 std::atomic<uint64_t> g_generation{0};
 
-// _structure's memo. The answers of one decision share `live` (and the parameters), and the
-// next decision has seen other cards: so the memo holds the answers of one (live, parameters)
-// at a time, in a small open-addressing table that stays in cache, and starts again (by a new
-// stamp, in O(1)) when they change. The parameters (w_huxi, edge_penalty) are a small index kept
-// in the key's top bits. (Only speed depends on what the memo keeps: its answers are exact.)
+// _structure's memo. The answers of one decision share `live`, and the next decision has seen
+// other cards: so the memo holds the answers of one `live` at a time, in an open-addressing
+// table whose used slots are freed one by one when it changes (about once a decision, a few
+// hundred entries). It grows for a large decision and goes back to its small size (16 KiB, in
+// the core's L1 cache) when a decision hardly uses it. The parameters (w_huxi, edge_penalty) are
+// a small index kept in the key's top bits. (Only speed depends on what the memo keeps: its
+// answers are exact.)
 class StructMemo {
 public:
     // The index of (w_huxi, edge_penalty); the table starts again when a 16th pair comes.
@@ -93,26 +95,27 @@ public:
         params_.emplace_back(wb, eb);
         return uint64_t(params_.size() - 1) << 60;
     }
-    // key_a: packed | params index << 60 (never 0: packed is not 0 here)
+    // key_a: packed | params index << 60 (never 0: packed is not 0 here; 0 marks a free slot)
     const double* find(uint64_t key_a, uint64_t live) {
-        if (live != live_ || (key_a >> 60) != top_ || slots_.empty()) {
-            restart(live, key_a >> 60);
+        if (live != live_ || slots_.empty()) {
+            restart(live);
             return nullptr;
         }
         for (size_t i = index(key_a);; i = (i + 1) & mask_) {
             const Slot& s = slots_[i];
-            if (s.stamp != stamp_) return nullptr;
             if (s.a == key_a) return &s.v;
+            if (s.a == 0) return nullptr;
         }
     }
     // After a find() of the same (key_a, live) that returned nullptr.
     void insert(uint64_t key_a, uint64_t live, double v) {
-        if (live != live_ || (key_a >> 60) != top_) restart(live, key_a >> 60);
+        if (live != live_ || slots_.empty()) restart(live);
         if ((size_ + 1) * 2 > slots_.size()) grow();
         for (size_t i = index(key_a);; i = (i + 1) & mask_) {
             Slot& s = slots_[i];
-            if (s.stamp != stamp_) {
-                s = Slot{key_a, v, stamp_};
+            if (s.a == 0) {
+                s = Slot{key_a, v};
+                used_.push_back(uint32_t(i));
                 ++size_;
                 return;
             }
@@ -122,20 +125,21 @@ public:
     void clear() {
         slots_.clear();
         slots_.shrink_to_fit();
+        used_.clear();
+        used_.shrink_to_fit();
         size_ = 0;
         mask_ = 0;
         params_.clear();
-        stamp_ = 1;
         live_ = ~uint64_t(0);
     }
 
 private:
-    struct Slot { uint64_t a; double v; uint32_t stamp; };
+    struct Slot { uint64_t a; double v; };  // 16 bytes: 4,096 of them fill 64 KiB
     static constexpr size_t MIN_SLOTS = size_t(1) << 12;
     std::vector<Slot> slots_;
+    std::vector<uint32_t> used_;  // the slots in use, to free them one by one at a restart
     size_t size_ = 0, mask_ = 0;
-    uint32_t stamp_ = 1;  // a slot is in use when its stamp is the table's
-    uint64_t live_ = ~uint64_t(0), top_ = 0;  // the (live, parameters) the table holds
+    uint64_t live_ = ~uint64_t(0);  // the `live` the table holds
     std::vector<std::pair<uint64_t, uint64_t>> params_;
 
     static uint64_t dbits(double x) {
@@ -150,35 +154,31 @@ private:
         h ^= h >> 29;
         return size_t(h) & mask_;
     }
-    void restart(uint64_t live, uint64_t top) {
+    void restart(uint64_t live) {
         live_ = live;
-        top_ = top;
+        if (slots_.empty() || (slots_.size() > MIN_SLOTS && size_ * 32 < slots_.size())) {
+            // first use, or a large table the last decision hardly used: back to the small one
+            slots_.assign(MIN_SLOTS, Slot{0, 0.0});
+            mask_ = MIN_SLOTS - 1;
+        } else {
+            for (uint32_t i : used_) slots_[i].a = 0;  // a decision's few hundred entries
+        }
+        used_.clear();
         size_ = 0;
-        if (slots_.empty()) {
-            slots_.assign(MIN_SLOTS, Slot{0, 0.0, 0});
-            mask_ = MIN_SLOTS - 1;
-        } else if (slots_.size() > MIN_SLOTS) {
-            // Most decisions need under 1,000 entries: back to the small table (which stays in
-            // the core's cache) after a large one; the kept slots' stamps are all stale below.
-            slots_.resize(MIN_SLOTS);
-            mask_ = MIN_SLOTS - 1;
-        }
-        if (++stamp_ == 0) {  // wrapped: forget every old stamp
-            for (Slot& s : slots_) s.stamp = 0;
-            stamp_ = 1;
-        }
     }
     void grow() {
         std::vector<Slot> old;
         old.swap(slots_);
-        slots_.assign(old.size() * 2, Slot{0, 0.0, 0});
+        slots_.assign(old.size() * 2, Slot{0, 0.0});
         mask_ = slots_.size() - 1;
         size_ = 0;
+        used_.clear();
         for (const Slot& s : old)
-            if (s.stamp == stamp_) {
+            if (s.a != 0) {
                 for (size_t i = index(s.a);; i = (i + 1) & mask_)
-                    if (slots_[i].stamp != stamp_) {
+                    if (slots_[i].a == 0) {
                         slots_[i] = s;
+                        used_.push_back(uint32_t(i));
                         ++size_;
                         break;
                     }
@@ -326,8 +326,10 @@ const std::vector<std::pair<int, int>>& win_scores(const Counts& hand,
     uint32_t wei = 0;
     for (const Group& g : melds)
         if ((g.type == G_WEI || g.type == G_CHOU_WEI) && !g.cards.empty()) wei |= 1u << g.cards[0];
+    // without 王, most cards surely win nothing: evaluate_score would say so, one call each
+    const uint32_t maybe = wang ? ~uint32_t(0) : maybe_winning_cards(hand);
     for (int c = 0; c < NUM_KINDS; ++c) {
-        if (hand[c] >= 3) continue;
+        if (hand[c] >= 3 || !has(maybe, c)) continue;
         bool wins = false;
         int score = 0;
         if (hand[c] < 2 && !has(wei, c)) {

@@ -1,49 +1,17 @@
 // 吃/比 legality: a port of paohuzi_env/chi.py (RULES.md section 6: R-CHI-1..4, R-CHOU-4;
 // R-GROUP-1, R-GROUP-3). Every function names the Python one it ports.
 //
-// Memo: bi_completable is memoised like the Python lru_cache, in a hash map on the packed counts
-// (3 bits a kind), a flat table (flat.hpp); chi_groups is not (random hands seldom repeat; its
-// recursion is). One mutex guards the map (taken once per public call), so calls from several
-// threads are safe; the map is emptied when it outgrows its cap.
+// No memo: chi.py memoises bi_completable with an lru_cache, but here its recursion is cheaper
+// than a lookup. Each level takes at least one copy of c, over the at most six groups that hold
+// c, and a hand may use at most two (a 坎 is not usable): a call visits a few dozen counts at
+// most. Everything here is a pure function of its arguments, safe from any thread.
 #include "chi.hpp"
 
-#include <mutex>
-
-#include "flat.hpp"
+#include "bits.hpp"
 
 namespace phz {
 
 namespace {
-
-// Key of a memo entry: the counts packed 3 bits a kind (a count above 7 is not memoised), and
-// the small arguments.
-struct Key {
-    uint64_t packed = 0;
-    uint32_t rest = 0;
-    bool operator==(const Key& o) const { return packed == o.packed && rest == o.rest; }
-};
-struct KeyHash {
-    size_t operator()(const Key& k) const {
-        uint64_t x = k.packed ^ (uint64_t(k.rest) * 0x9E3779B97F4A7C15ull);
-        x ^= x >> 31; x *= 0xBF58476D1CE4E5B9ull; x ^= x >> 29;
-        return size_t(x);
-    }
-};
-
-bool pack3(const Counts& c, uint64_t* out) {
-    uint64_t p = 0;
-    for (int k = 0; k < NUM_KINDS; ++k) {
-        if (c[k] < 0 || c[k] > 7) return false;
-        p |= uint64_t(c[k]) << (3 * k);
-    }
-    *out = p;
-    return true;
-}
-
-constexpr size_t CAP = size_t(1) << 16;  // the Python lru_cache maxsize
-
-std::mutex mu;
-FlatMap<Key, bool, KeyHash> bi_memo;
 
 // chi.GROUP_COUNTS
 const std::array<Counts, NUM_GROUPS> GROUP_COUNTS = [] {
@@ -61,29 +29,21 @@ Counts take(const Counts& cards, const Counts& group) {  // chi.take
     return out;
 }
 
-// chi.bi_completable (the recursion; the caller holds `mu`).
-bool bi_completable_locked(const Counts& u, int c, bool keep_one) {
+// chi.bi_completable (the recursion).
+bool bi_completable_rec(const Counts& u, int c, bool keep_one) {
     if (u[c] == 0) {
         if (!keep_one) return true;
         for (int n : u) if (n) return true;  // any(usable)
         return false;
     }
-    uint64_t packed = 0;
-    const bool memo = pack3(u, &packed);
-    const Key key{packed, uint32_t(c) << 1 | uint32_t(keep_one)};
-    if (memo) {
-        if (const bool* hit = bi_memo.find(key)) return *hit;
-    }
-    bool result = false;
     for (int a : GROUPS_WITH[c]) {
         const Counts& g = GROUP_COUNTS[a - GROUP_BASE];
         bool ok = true;
         for (int k : CHI_GROUPS[a - GROUP_BASE])
             if (u[k] < g[k]) { ok = false; break; }
-        if (ok && bi_completable_locked(take(u, g), c, keep_one)) { result = true; break; }
+        if (ok && bi_completable_rec(take(u, g), c, keep_one)) return true;
     }
-    if (memo) bi_memo.insert(key, result);
-    return result;
+    return false;
 }
 
 // chi._next_groups: the groups containing c that may be named next, and whether any fits.
@@ -99,13 +59,34 @@ void next_groups(const Counts& u, int c, bool keep_one, bool offered, bool* fits
             if (u[k] < need[k]) { ok = false; break; }
         if (!ok) continue;
         any_fits = true;
-        if (bi_completable_locked(take(u, need), c, keep_one)) legal->push_back(a);
+        if (bi_completable_rec(take(u, need), c, keep_one)) legal->push_back(a);
     }
     if (fits) *fits = any_fits;
 }
 
-void check_caps() {
-    if (bi_memo.size() > CAP) bi_memo.clear();
+// What a 吃 group of the offered card c needs of the usable cards, as bit sets of kinds: at
+// least one copy (`one`) and at least two (`two`); one entry per group of GROUPS_WITH[c].
+struct NeedBits {
+    uint32_t one = 0, two = 0;
+};
+
+const std::array<std::vector<NeedBits>, NUM_KINDS>& need_bits() {
+    static const std::array<std::vector<NeedBits>, NUM_KINDS> table = [] {
+        std::array<std::vector<NeedBits>, NUM_KINDS> out;
+        for (int c = 0; c < NUM_KINDS; ++c)
+            for (int a : GROUPS_WITH[c]) {
+                Counts need = GROUP_COUNTS[a - GROUP_BASE];
+                need[c] -= 1;  // the offered card
+                NeedBits n;
+                for (int k = 0; k < NUM_KINDS; ++k) {
+                    if (need[k] >= 1) n.one |= 1u << k;
+                    if (need[k] >= 2) n.two |= 1u << k;
+                }
+                out[c].push_back(n);
+            }
+        return out;
+    }();
+    return table;
 }
 
 }  // namespace
@@ -120,27 +101,22 @@ Counts usable(const Counts& hand) {
 // chi.bi_completable: can every copy of c in `usable` go out in 比 groups (R-CHI-2/3), with
 // `keep_one` also leaving a card to discard (R-CHI-4)?
 bool bi_completable(const Counts& u, int c, bool keep_one) {
-    std::lock_guard<std::mutex> lock(mu);
-    check_caps();
-    return bi_completable_locked(u, c, keep_one);
+    return bi_completable_rec(u, c, keep_one);
 }
 
 // chi.chi_groups (lru_cache): legal 吃 groups of the offered card c (R-CHI-1..4) and whether any
 // group could hold c at all (R-CHOU-4).
 void chi_groups_into(const Counts& hand, int c, bool owes_after, bool* fits, std::vector<int>* out) {
     out->clear();
-    // Most offers fit no group of the hand at all: answered without the memo (the same answer
-    // next_groups gives: nothing legal, nothing fits).
+    // Most offers fit no group of the hand at all: answered at once (the same answer next_groups
+    // gives: nothing legal, nothing fits), on bit sets of the usable cards (no 坎 card).
+    const LooseBits b = loose_bits(hand);
     bool any = false;
-    for (int a : GROUPS_WITH[c]) {
-        const Counts& g = GROUP_COUNTS[a - GROUP_BASE];
-        bool ok = true;
-        for (int k : CHI_GROUPS[a - GROUP_BASE]) {
-            const int have = hand[k] < 3 ? hand[k] : 0;  // usable(): no 坎 card
-            if (have < g[k] - (k == c)) { ok = false; break; }
+    for (const NeedBits& n : need_bits()[c])
+        if ((n.one & ~b.P) == 0 && (n.two & ~b.GE2) == 0) {
+            any = true;
+            break;
         }
-        if (ok) { any = true; break; }
-    }
     if (!any) {
         if (fits) *fits = false;
         return;
@@ -148,8 +124,6 @@ void chi_groups_into(const Counts& hand, int c, bool owes_after, bool* fits, std
     // Not memoised on the whole hand (random hands seldom repeat, and a miss in a large table
     // costs more than the search): the 比 recursion below is, and it returns at once when the
     // hand holds no copy of c (the common case).
-    std::lock_guard<std::mutex> lock(mu);
-    check_caps();
     bool f = false;
     next_groups(usable(hand), c, owes_after, true, &f, out);
     if (fits) *fits = f;
@@ -163,8 +137,6 @@ std::vector<int> chi_groups(const Counts& hand, int c, bool owes_after, bool* fi
 
 // chi.bi_groups: the legal next 比 groups of a chain for c (R-CHI-2..4).
 std::vector<int> bi_groups(const Counts& u, int c, bool owes_after) {
-    std::lock_guard<std::mutex> lock(mu);
-    check_caps();
     std::vector<int> legal;
     next_groups(u, c, owes_after, false, nullptr, &legal);
     return legal;
@@ -180,9 +152,6 @@ Counts chi_need(int action, int c) {
 // chi.GROUP_COUNTS[action - GROUP_BASE]
 Counts group_counts(int action) { return GROUP_COUNTS[action - GROUP_BASE]; }
 
-void clear_chi_caches() {
-    std::lock_guard<std::mutex> lock(mu);
-    bi_memo.clear(true);  // released, not only emptied
-}
+void clear_chi_caches() {}  // nothing to clear: no memo (see the top of this file)
 
 }  // namespace phz

@@ -16,7 +16,7 @@ void chi_groups_into(const Counts& hand, int c, bool owes_after, bool* fits, std
 std::vector<int> bi_groups(const Counts& usable, int c, bool owes_after);
 Counts chi_need(int action, int c);
 Counts group_counts(int action);
-// Empty the memo table of bi_completable (chi.py's lru_caches).
+// chi.py's lru_caches have no counterpart here (chi.cpp keeps no memo): nothing to empty.
 void clear_chi_caches();
 
 }  // namespace phz

@@ -72,6 +72,17 @@ const char* group_type_name(GroupType t) {
     return t < G_NUM_TYPES ? TYPE_NAMES[t] : "?";
 }
 
+int group_type_name_rank(GroupType t) {
+    static const std::array<int, G_NUM_TYPES> rank = [] {
+        std::array<int, G_NUM_TYPES> r{};
+        for (int t = 0; t < G_NUM_TYPES; ++t)
+            for (int u = 0; u < G_NUM_TYPES; ++u)
+                r[t] += std::string(TYPE_NAMES[u]) < std::string(TYPE_NAMES[t]);
+        return r;
+    }();
+    return t < G_NUM_TYPES ? rank[t] : -1;  // "?" sorts before every (lower-case) name
+}
+
 bool group_type_from_name(const std::string& s, GroupType* out) {
     for (int t = 0; t < G_NUM_TYPES; ++t)
         if (s == TYPE_NAMES[t]) {

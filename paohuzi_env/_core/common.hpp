@@ -32,6 +32,7 @@ enum GroupType : uint8_t {
     G_NUM_TYPES
 };
 const char* group_type_name(GroupType t);       // "chi", "peng", ... as in Python
+int group_type_name_rank(GroupType t);          // its place among the names in sorted order
 bool group_type_from_name(const std::string& s, GroupType* out);
 
 // A group (门子): type and its sorted kinds (3 or 4 for groups, 2 for a 将; a `loose` group of a
@@ -41,8 +42,7 @@ struct Group {
     std::vector<int> cards;
     bool operator==(const Group& o) const { return type == o.type && cards == o.cards; }
     bool operator<(const Group& o) const {  // Python's tuple order: by type *name*, then cards
-        int c = std::string(group_type_name(type)).compare(group_type_name(o.type));
-        if (c != 0) return c < 0;
+        if (type != o.type) return group_type_name_rank(type) < group_type_name_rank(o.type);
         return cards < o.cards;
     }
 };

@@ -2,6 +2,8 @@
 // method names the Python one it ports and the rules (RULES.md) it implements.
 #include "engine.hpp"
 
+#include "bits.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -103,6 +105,8 @@ Game::Game(std::shared_ptr<const Rules> rules, const std::vector<int>& deck, int
             (n_wang ? ", and " + std::to_string(n_wang) + " 王 (id 20)" : std::string()));
     deck_ = deck;
     dealer_ = dealer;
+    events_.reserve(96);   // a hand logs about 60 events and 30 actions: no regrowth mid-hand
+    actions_.reserve(48);
     const int d = dealer_;
     const int seats[3] = {d, next_seat(d), prev_seat(d)};
     const int lo[3] = {0, 21, 41}, hi[3] = {21, 41, 61};
@@ -244,6 +248,7 @@ void Game::add_meld(int seat, GroupType t, int kind_or_group, bool chi) {
         for (int i = 0; i < m.n; ++i) m.cards[i] = int8_t(kind_or_group);
     }
     melds_[seat].push_back(m);
+    if (!chi) same_kind_melds_[seat] |= 1u << kind_or_group;
     table_cards_[seat] += m.n;
     if (t == G_PAO || t == G_TI) n_paoti_[seat] += 1;
     table_changed(seat);
@@ -278,6 +283,7 @@ void Game::table_changed(int seat) {
 
 // Game._meld_type_of: the type of the seat's non-吃 group of `kind`, or -1.
 int Game::meld_type_of(int seat, int kind) const {
+    if (!((same_kind_melds_[seat] >> kind) & 1u)) return -1;  // the usual answer, at once
     for (const Meld& m : melds_[seat])
         if (m.type != G_CHI && m.cards[0] == kind) return m.type;
     return -1;
@@ -296,6 +302,7 @@ const Win* Game::win_of(int seat, int card, bool self_drawn, bool from_discard) 
     a.dihu = !played_[seat];  // 地胡 (section 9): the winner has not discarded yet
     a.from_discard = from_discard;
     a.wang = wang_[seat];
+    if (surely_loses(hands_[seat], card, a)) return nullptr;  // most offers: no table groups
     return evaluate(hands_[seat], table_groups(seat), card, *rules_, a);
 }
 
@@ -376,7 +383,7 @@ void Game::start() {
     // R-START-2: the 亮张 win, asked in order dealer, next, prev. A non-dealer's 亮张 win is 天胡
     // in classic and zipai, elsewhere 地胡 (section 9, R-WANG-7).
     const bool liang_tianhu = rules_->scoring == F_CLASSIC || rules_->scoring == F_ZIPAI;
-    hu_ = HuOffers{};
+    hu_.reset();
     for (int s : order) {
         const Win* win = nullptr;
         EvalArgs a;
@@ -435,8 +442,8 @@ bool Game::pose_discard_if_owed(int seat) {
     const Counts& h = hands_[seat];
     std::vector<int>& legal = legal_;  // posed in place (its storage reused)
     legal.clear();
-    for (int k = 0; k < NUM_KINDS; ++k)
-        if (h[k] > 0 && h[k] < 3) legal.push_back(k);
+    for (uint32_t m = loose_bits(h).P; m != 0; m &= m - 1)  // the kinds held once or twice
+        legal.push_back(__builtin_ctz(m));
     if (legal.empty())
         for (int k = 0; k < NUM_KINDS; ++k)
             if (h[k]) legal.push_back(k);
@@ -475,7 +482,7 @@ void Game::draw(int seat) {
             if (win != nullptr) {
                 forced_ = ForcedTake{true, seat, c, GroupType(forced)};
                 set_offer(c, S_DRAW, seat);
-                hu_ = HuOffers{};
+                hu_.reset();
                 hu_.n = 1;
                 hu_.seat[0] = seat;
                 hu_.win[0] = *win;
@@ -505,7 +512,7 @@ void Game::draw_wang(int seat) {
     }
     if (win != nullptr) {
         set_offer(WANG, S_DRAW, seat);
-        hu_ = HuOffers{};
+        hu_.reset();
         hu_.n = 1;
         hu_.seat[0] = seat;
         hu_.win[0] = *win;
@@ -550,7 +557,7 @@ void Game::offer_card(int c, int source, int owner) {
         if (!from_discard) order[n++] = owner;
         order[n++] = next_seat(owner);
         order[n++] = prev_seat(owner);
-        hu_ = HuOffers{};
+        hu_.reset();
         for (int i = 0; i < n; ++i) {
             const int s = order[i];
             const Win* win = win_of(s, c, s == owner && !from_discard, from_discard);

@@ -69,6 +69,13 @@ struct HuOffers {  // engine.HuOffers: queue[head..n) still to ask
     std::array<int, 3> seat{};
     std::array<Win, 3> win{};  // copies: evaluate()'s pointers are not held (scoring.hpp)
     AfterHu then = A_START;
+    // HuOffers{} but keeping win[]'s storage for the next copies (only win[0..n) is ever read)
+    void reset() {
+        open = false;
+        n = head = 0;
+        seat = {};
+        then = A_START;
+    }
 };
 
 enum AnswerKind : uint8_t { ANS_NONE, ANS_PENG, ANS_CHI, ANS_PASS };
@@ -227,6 +234,7 @@ private:
     int liang_ = 0;
     int wall_pos_ = 61;
     std::array<std::vector<Meld>, 3> melds_;
+    std::array<uint32_t, 3> same_kind_melds_{};  // bit k: the seat has a non-吃 group of kind k
     mutable std::array<std::vector<Group>, 3> meld_key_;
     mutable std::array<bool, 3> meld_key_ok_{};
     std::array<int, 3> n_paoti_{}, table_cards_{}, table_huxi_{};

@@ -17,9 +17,11 @@
 // Thread safety: one mutex guards all three tables; evaluate() holds it for the whole call.
 #include "scoring.hpp"
 
+#include "bits.hpp"
 #include "flat.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -686,38 +688,84 @@ bool forced_tianhu_of(const Counts& h) {
 
 // ------------------------------------------------------------------ a quick "no win"
 
-// Whether kind k, held once or twice among the loose cards `lo`, can join no hand group of
-// _solve but a 将: no 句 through k (a run of three in its suit, or 二七十) has both other cards,
-// and no 绞 of k and the other size's same number can form. A single such card can join nothing.
-bool stranded(const Counts& lo, int k) {
-    auto has = [&](int j) { return lo[j] > 0; };
-    const int p = k % 10, base = k - p;
-    if (p >= 2 && has(k - 2) && has(k - 1)) return false;
-    if (p >= 1 && p <= 8 && has(k - 1) && has(k + 1)) return false;
-    if (p <= 7 && has(k + 1) && has(k + 2)) return false;
-    if (p == 1 || p == 6 || p == 9) {  // 二七十
-        int n = 0;
-        for (int q : {1, 6, 9}) n += q == p || has(base + q);
-        if (n == 3) return false;
-    }
-    const int other = lo[k < 10 ? k + 10 : k - 10];
-    return lo[k] == 1 ? other < 2 : other < 1;  // 绞 (k, j, j) / (k, k, j)
-}
-
+// Kind k, held once or twice among the loose cards `lo`, is *stranded* when it can join no hand
+// group of _solve but a 将: no 句 through k (a run of three in its suit, or 二七十) has both other
+// cards, and no 绞 of k and the other size's same number can form (a single k needs two of the
+// other, a pair one). A stranded single card can join nothing.
+//
 // A sound shortcut of evaluate_plain: true only when it would return None. Every reading of
 // make_readings has as loose cards the hand's loose cards, plus `c` in the first, and _solve must
 // place every loose card in a group, with at most one 将. A kind other than `c` stranded in the
 // first reading's cards is stranded in every reading (the others have fewer cards). So: a
 // stranded single, or two stranded pairs (both could only be the 将), mean no win. (A forced
-// 天胡, R-START-1, needs no decomposition: the caller does not ask when `tianhu` is set.)
+// 天胡, R-START-1, needs no decomposition: surely_loses does not ask for one.)
+// The loose bits with one more copy of kind c (`n` its loose count before).
+LooseBits plus_one(LooseBits b, int c, int n) {
+    const uint32_t bit = 1u << c;
+    b.P |= bit;
+    b.ONE &= ~bit;
+    b.TWO &= ~bit;
+    if (n == 0) b.ONE |= bit;
+    if (n == 1) b.TWO |= bit;
+    if (n >= 1) b.GE2 |= bit;
+    return b;
+}
+
+// The test above on the loose bits (which hold `c`, -1 for none), every kind at once.
+bool no_win_bits(const LooseBits& b, int c) {
+    constexpr uint32_t ALL = (1u << NUM_KINDS) - 1;
+    constexpr auto at = [](std::initializer_list<int> ps) {  // these numbers 0..9, both sizes
+        uint32_t m = 0;
+        for (int q : ps) m |= (1u << q) | (1u << (q + 10));
+        return m;
+    };
+    constexpr uint32_t P_GE2 = at({2, 3, 4, 5, 6, 7, 8, 9}), P_MID = at({1, 2, 3, 4, 5, 6, 7, 8}),
+                       P_LE7 = at({0, 1, 2, 3, 4, 5, 6, 7}), P1 = at({1}), P6 = at({6}),
+                       P9 = at({9});
+    const uint32_t P = b.P;
+    uint32_t joined = ((P << 1) & (P << 2) & P_GE2)    // k-2, k-1
+                      | ((P << 1) & (P >> 1) & P_MID)  // k-1, k+1
+                      | ((P >> 1) & (P >> 2) & P_LE7)  // k+1, k+2
+                      | ((P >> 5) & (P >> 8) & P1)     // 二七十: 七 and 十 with 二
+                      | ((P << 5) & (P >> 3) & P6)     // 二 and 十 with 七
+                      | ((P << 8) & (P << 3) & P9);    // 二 and 七 with 十
+    const uint32_t other = ((P >> 10) | (P << 10)) & ALL;
+    const uint32_t other2 = ((b.GE2 >> 10) | (b.GE2 << 10)) & ALL;
+    joined |= (b.ONE & other2) | (b.TWO & other);  // 绞 (k, j, j) / (k, k, j)
+    uint32_t alone = (b.ONE | b.TWO) & ~joined;
+    if (c >= 0) alone &= ~(1u << c);
+    return (alone & b.ONE) != 0 || __builtin_popcount(alone & b.TWO) >= 2;
+}
+
 bool surely_no_win(const Counts& hand, int c) {
-    Counts lo;
-    for (int k = 0; k < NUM_KINDS; ++k) lo[k] = hand[k] < 3 ? hand[k] : 0;
-    if (c >= 0) lo[c] += 1;
-    int pairs = 0;
-    for (int k = 0; k < NUM_KINDS; ++k) {
-        if (k == c || (lo[k] != 1 && lo[k] != 2) || !stranded(lo, k)) continue;
-        if (lo[k] == 1 || ++pairs == 2) return true;
+    const LooseBits b = loose_bits(hand);
+    return no_win_bits(c < 0 ? b : plus_one(b, c, hand[c] < 3 ? hand[c] : 0), c);
+}
+
+// Whether _solve(packed, pair) has an answer (solve() != nullptr), searched without the memo: most
+// holdings that reach it have none, and this search is cheaper than filling the memo with them.
+// Its choices at each step are solve()'s. After `budget` positions it gives up and says yes
+// (solve() then decides), so an unlucky holding costs no more than that.
+bool decomposes(uint64_t packed, bool pair, int* budget) {
+    if (packed == 0) return !pair;
+    if (--*budget < 0) return true;
+    const int i = lowest_kind(packed);
+    const int c = count_of(packed, i);
+    const uint64_t u = unit(i);
+    if (pair && c >= 2 && decomposes(packed - 2 * u, false, budget)) return true;
+    if (c >= 3 && decomposes(packed - 3 * u, pair, budget)) return true;
+    const int p = i % 10;
+    if (p <= 7 && count_of(packed, i + 1) && count_of(packed, i + 2) &&
+        decomposes(packed - u - unit(i + 1) - unit(i + 2), pair, budget))
+        return true;
+    if (p == 1 && count_of(packed, i + 5) && count_of(packed, i + 8) &&
+        decomposes(packed - u - unit(i + 5) - unit(i + 8), pair, budget))
+        return true;
+    if (i < 10) {
+        const int j = i + 10;
+        const int cj = count_of(packed, j);
+        if (c >= 2 && cj >= 1 && decomposes(packed - 2 * u - unit(j), pair, budget)) return true;
+        if (cj >= 2 && decomposes(packed - u - 2 * unit(j), pair, budget)) return true;
     }
     return false;
 }
@@ -744,7 +792,10 @@ std::unique_ptr<Win> evaluate_plain(const Counts& hand, const std::vector<Group>
     for (int j = 0; j < nr; ++j) {
         const int need = shape(x, readings[j], sum_counts(readings[j].lo));
         if (need < 0) continue;
-        const Solved* s = solve(pack_counts(readings[j].lo), need == 1);
+        const uint64_t packed = pack_counts(readings[j].lo);
+        int budget = 256;
+        if (!decomposes(packed, need == 1, &budget)) continue;
+        const Solved* s = solve(packed, need == 1);
         if (s != nullptr) solvable[ns++] = Solvable{j, s};
     }
     const bool forced = tianhu && c < 0 && melds.empty() && forced_tianhu_of(h);
@@ -1112,6 +1163,24 @@ static void check_eval_args(const Counts& hand, const std::vector<Group>& melds,
     }
 }
 
+// surely_no_win covers every reading of make_readings, so it is sound whenever evaluate_plain
+// needs a decomposition: always but for a forced 天胡 (R-START-1), which needs none (its test
+// here ignores the melds, so it keeps the shortcut off in more cases than needed, never fewer).
+// Holdings with 王 go to evaluate_wang, which it does not cover.
+bool surely_loses(const Counts& hand, int win_card, const EvalArgs& a) {
+    if (a.wang != 0) return false;
+    if (a.tianhu && win_card < 0 && forced_tianhu_of(hand)) return false;
+    return surely_no_win(hand, win_card);
+}
+
+uint32_t maybe_winning_cards(const Counts& hand) {
+    const LooseBits b = loose_bits(hand);
+    uint32_t out = 0;
+    for (int c = 0; c < NUM_KINDS; ++c)
+        if (!no_win_bits(plus_one(b, c, hand[c] < 3 ? hand[c] : 0), c)) out |= 1u << c;
+    return out;
+}
+
 // Empty the decomposition memos when they outgrow their caps; the caller holds `mu`. Only
 // between searches: their nodes are linked to each other.
 static void trim_decomposition_memos() {
@@ -1126,7 +1195,7 @@ static void trim_decomposition_memos() {
 const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win_card,
                     const Rules& rules, const EvalArgs& a) {
     check_eval_args(hand, melds, win_card);
-    if (a.wang == 0 && !a.tianhu && surely_no_win(hand, win_card)) return nullptr;
+    if (surely_loses(hand, win_card, a)) return nullptr;
     std::lock_guard<std::mutex> lock(mu);
     trim_decomposition_memos();
     EvalKey key;
@@ -1157,7 +1226,7 @@ const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win
 bool evaluate_score(const Counts& hand, const std::vector<Group>& melds, int win_card,
                     const Rules& rules, const EvalArgs& a, int* score) {
     check_eval_args(hand, melds, win_card);
-    if (a.wang == 0 && !a.tianhu && surely_no_win(hand, win_card)) return false;
+    if (surely_loses(hand, win_card, a)) return false;
     std::lock_guard<std::mutex> lock(mu);
     trim_decomposition_memos();
     const std::unique_ptr<Win> w = a.wang ? evaluate_wang(hand, melds, win_card, rules, a)

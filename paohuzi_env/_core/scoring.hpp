@@ -38,6 +38,15 @@ struct EvalArgs {
 const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win_card,
                     const Rules& rules, const EvalArgs& a);
 
+// True only when evaluate() would return nullptr for these arguments (a quick, sound test that
+// most holdings that cannot win fail; false says nothing). The arguments must be valid (as
+// evaluate() checks them): the engine asks it before it gathers its table groups.
+bool surely_loses(const Counts& hand, int win_card, const EvalArgs& a);
+
+// The kinds c for which surely_loses(hand, c, a) can be false when a.wang is 0 (bit c): every
+// other card surely does not win this holding, whatever the flags (a forced 天胡 has no card).
+uint32_t maybe_winning_cards(const Counts& hand);
+
 // Whether the holding wins, and its score in *score: evaluate()'s answer without its memo of
 // whole answers (for callers that memoise above it, as the bots' _win_scores does: a lookup in
 // a large table that mostly misses costs more than it saves). The decomposition memos are used.
