@@ -95,21 +95,20 @@ public:
         params_.emplace_back(wb, eb);
         return uint64_t(params_.size() - 1) << 60;
     }
+    // Before a search: the table holds the answers of this `live` (emptied if it held another's).
+    void begin(uint64_t live) {
+        if (live != live_ || slots_.empty()) restart(live);
+    }
     // key_a: packed | params index << 60 (never 0: packed is not 0 here; 0 marks a free slot)
-    const double* find(uint64_t key_a, uint64_t live) {
-        if (live != live_ || slots_.empty()) {
-            restart(live);
-            return nullptr;
-        }
+    const double* lookup(uint64_t key_a) const {
         for (size_t i = index(key_a);; i = (i + 1) & mask_) {
             const Slot& s = slots_[i];
             if (s.a == key_a) return &s.v;
             if (s.a == 0) return nullptr;
         }
     }
-    // After a find() of the same (key_a, live) that returned nullptr.
-    void insert(uint64_t key_a, uint64_t live, double v) {
-        if (live != live_ || slots_.empty()) restart(live);
+    // After a lookup() of key_a that returned nullptr (since begin()).
+    void insert(uint64_t key_a, double v) {
         if ((size_ + 1) * 2 > slots_.size()) grow();
         for (size_t i = index(key_a);; i = (i + 1) & mask_) {
             Slot& s = slots_[i];
@@ -139,6 +138,7 @@ private:
     std::vector<Slot> slots_;
     std::vector<uint32_t> used_;  // the slots in use, to free them one by one at a restart
     size_t size_ = 0, mask_ = 0;
+    int shift_ = 63;  // 64 - log2(slots), set with the slots
     uint64_t live_ = ~uint64_t(0);  // the `live` the table holds
     std::vector<std::pair<uint64_t, uint64_t>> params_;
 
@@ -147,12 +147,8 @@ private:
         std::memcpy(&u, &x, sizeof u);
         return u;
     }
-    size_t index(uint64_t a) const {
-        uint64_t h = a * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 31;
-        h *= 0x94D049BB133111EBull;
-        h ^= h >> 29;
-        return size_t(h) & mask_;
+    size_t index(uint64_t a) const {  // Fibonacci hashing: the product's top bits
+        return size_t((a * 0x9E3779B97F4A7C15ull) >> shift_);
     }
     void restart(uint64_t live) {
         live_ = live;
@@ -160,6 +156,7 @@ private:
             // first use, or a large table the last decision hardly used: back to the small one
             slots_.assign(MIN_SLOTS, Slot{0, 0.0});
             mask_ = MIN_SLOTS - 1;
+            shift_ = 64 - __builtin_ctzll(MIN_SLOTS);
         } else {
             for (uint32_t i : used_) slots_[i].a = 0;  // a decision's few hundred entries
         }
@@ -171,6 +168,7 @@ private:
         old.swap(slots_);
         slots_.assign(old.size() * 2, Slot{0, 0.0});
         mask_ = slots_.size() - 1;
+        shift_ = 64 - __builtin_ctzll(slots_.size());
         size_ = 0;
         used_.clear();
         for (const Slot& s : old)
@@ -216,71 +214,83 @@ constexpr size_t WINS_MAX = size_t(1) << 17;
 
 // heuristic._structure: best value of loose hand cards (no 坎) as groups, pairs, partials and
 // singles; `live` packs, per kind, how many copies may still arrive (0-4).
-double structure(uint64_t packed, uint64_t live, double w_huxi, double edge_penalty,
-                 uint64_t params, StructMemo& memo) {
-    if (packed == 0) return 0.0;
-    if (const double* found = memo.find(packed | params, live)) return *found;
+// (memo.begin(live) first). The memo is looked up before the call, so a known answer costs no
+// call.
+struct Structure {
+    uint64_t live;
+    double w_huxi, edge_penalty;
+    uint64_t params;
+    StructMemo& memo;
 
-    auto rec = [&](uint64_t p) { return structure(p, live, w_huxi, edge_penalty, params, memo); };
-    const int i = __builtin_ctzll(packed) / BITS;
-    const int c = get(packed, i);
-    const uint64_t u = unit(i);
-    const int p = i % 10;
-    const bool big = i >= 10;
-    // a single card left alone
-    double best = rec(packed - u) - (is_edge(i) ? edge_penalty : 0.0);
-    const int li = get(live, i);
-    // complete groups with i as their lowest card
-    if (p <= 7 && get(packed, i + 1) && get(packed, i + 2)) {
-        const int h = sequence_huxi(i, i + 1, i + 2);
-        double v = 10.0 + w_huxi * h + rec(packed - u - unit(i + 1) - unit(i + 2));
-        best = std::max(best, v);
+    double value(uint64_t packed) {
+        if (packed == 0) return 0.0;
+        if (const double* found = memo.lookup(packed | params)) return *found;
+        return search(packed);
     }
-    if (p == 1 && get(packed, i + 5) && get(packed, i + 8)) {
-        double v = 10.0 + w_huxi * (big ? 6 : 3) + rec(packed - u - unit(i + 5) - unit(i + 8));
-        best = std::max(best, v);
-    }
-    if (!big) {
-        const int j = i + 10;
-        const int cj = get(packed, j);
-        if (c >= 2 && cj >= 1) best = std::max(best, 10.0 + rec(packed - 2 * u - unit(j)));
-        if (cj >= 2) best = std::max(best, 10.0 + rec(packed - u - 2 * unit(j)));
-        if (cj >= 1) {  // 绞 partial: needs another i or j
-            double v = 1.0 + 0.5 * (li + get(live, j));
-            best = std::max(best, v + rec(packed - u - unit(j)));
+
+    // A memo miss: every way of placing the lowest kind, then the memo.
+    double search(uint64_t packed) {
+        const int i = __builtin_ctzll(packed) / BITS;
+        const int c = get(packed, i);
+        const uint64_t u = unit(i);
+        const int p = i % 10;
+        const bool big = i >= 10;
+        // a single card left alone
+        double best = value(packed - u) - (is_edge(i) ? edge_penalty : 0.0);
+        const int li = get(live, i);
+        // complete groups with i as their lowest card
+        if (p <= 7 && get(packed, i + 1) && get(packed, i + 2)) {
+            const int h = sequence_huxi(i, i + 1, i + 2);
+            double v = 10.0 + w_huxi * h + value(packed - u - unit(i + 1) - unit(i + 2));
+            best = std::max(best, v);
         }
+        if (p == 1 && get(packed, i + 5) && get(packed, i + 8)) {
+            double v =
+                10.0 + w_huxi * (big ? 6 : 3) + value(packed - u - unit(i + 5) - unit(i + 8));
+            best = std::max(best, v);
+        }
+        if (!big) {
+            const int j = i + 10;
+            const int cj = get(packed, j);
+            if (c >= 2 && cj >= 1) best = std::max(best, 10.0 + value(packed - 2 * u - unit(j)));
+            if (cj >= 2) best = std::max(best, 10.0 + value(packed - u - 2 * unit(j)));
+            if (cj >= 1) {  // 绞 partial: needs another i or j
+                double v = 1.0 + 0.5 * (li + get(live, j));
+                best = std::max(best, v + value(packed - u - unit(j)));
+            }
+        }
+        // pair: a 碰 / 偎 / 将 / 绞 chance
+        if (c >= 2) {
+            double v = 3.0 + 1.5 * std::min(li, 2) + w_huxi * (li ? 0.5 : 0.0) * (big ? 3 : 1);
+            best = std::max(best, v + value(packed - 2 * u));
+        }
+        // two-card partial sequences with i lowest: (other card, live copies that complete, bonus)
+        struct Partial { int j, need; double bonus; };
+        Partial partials[5];
+        int np = 0;
+        const double seq_bonus = w_huxi * (big ? 6 : 3) * 0.3;
+        if (p <= 8 && get(packed, i + 1)) {
+            int need = (p >= 1 ? get(live, i - 1) : 0) + (p <= 7 ? get(live, i + 2) : 0);
+            partials[np++] = {i + 1, need, (p == 0 || p == 1) ? seq_bonus : 0.0};
+        }
+        if (p <= 7 && get(packed, i + 2))
+            partials[np++] = {i + 2, get(live, i + 1), p == 0 ? seq_bonus : 0.0};
+        if (p == 1) {
+            const int pairs[2][2] = {{i + 5, i + 8}, {i + 8, i + 5}};
+            for (const auto& ab : pairs)
+                if (get(packed, ab[0])) partials[np++] = {ab[0], get(live, ab[1]), seq_bonus};
+        }
+        if (p == 6 && get(packed, i + 3))  // 七十 waiting for 二
+            partials[np++] = {i + 3, get(live, i - 5), seq_bonus};
+        for (int n = 0; n < np; ++n) {
+            // Python adds the int 0 where there is no bonus: x + 0 == x + 0.0 for these finite x
+            double v = 1.0 + 0.5 * std::min(partials[n].need, 6) + partials[n].bonus;
+            best = std::max(best, v + value(packed - u - unit(partials[n].j)));
+        }
+        memo.insert(packed | params, best);
+        return best;
     }
-    // pair: a 碰 / 偎 / 将 / 绞 chance
-    if (c >= 2) {
-        double v = 3.0 + 1.5 * std::min(li, 2) + w_huxi * (li ? 0.5 : 0.0) * (big ? 3 : 1);
-        best = std::max(best, v + rec(packed - 2 * u));
-    }
-    // two-card partial sequences with i lowest: (other card, live copies that complete, bonus)
-    struct Partial { int j, need; double bonus; };
-    Partial partials[5];
-    int np = 0;
-    const double seq_bonus = w_huxi * (big ? 6 : 3) * 0.3;
-    if (p <= 8 && get(packed, i + 1)) {
-        int need = (p >= 1 ? get(live, i - 1) : 0) + (p <= 7 ? get(live, i + 2) : 0);
-        partials[np++] = {i + 1, need, (p == 0 || p == 1) ? seq_bonus : 0.0};
-    }
-    if (p <= 7 && get(packed, i + 2))
-        partials[np++] = {i + 2, get(live, i + 1), p == 0 ? seq_bonus : 0.0};
-    if (p == 1) {
-        const int pairs[2][2] = {{i + 5, i + 8}, {i + 8, i + 5}};
-        for (const auto& ab : pairs)
-            if (get(packed, ab[0])) partials[np++] = {ab[0], get(live, ab[1]), seq_bonus};
-    }
-    if (p == 6 && get(packed, i + 3))  // 七十 waiting for 二
-        partials[np++] = {i + 3, get(live, i - 5), seq_bonus};
-    for (int n = 0; n < np; ++n) {
-        // Python adds the int 0 where there is no bonus: x + 0 == x + 0.0 for these finite x
-        double v = 1.0 + 0.5 * std::min(partials[n].need, 6) + partials[n].bonus;
-        best = std::max(best, v + rec(packed - u - unit(partials[n].j)));
-    }
-    memo.insert(packed | params, live, best);
-    return best;
-}
+};
 
 // A rule set's fingerprint: every field (the memo of _win_scores is keyed on `rules` itself).
 int rules_index(const Rules& r, Memos& m) {
@@ -327,7 +337,10 @@ const std::vector<std::pair<int, int>>& win_scores(const Counts& hand,
     for (const Group& g : melds)
         if ((g.type == G_WEI || g.type == G_CHOU_WEI) && !g.cards.empty()) wei |= 1u << g.cards[0];
     // without 王, most cards surely win nothing: evaluate_score would say so, one call each
-    const uint32_t maybe = wang ? ~uint32_t(0) : maybe_winning_cards(hand);
+    // (so the arguments are checked once here, and evaluate_score told they were screened)
+    const bool screened = wang == 0;
+    if (screened) check_eval_args(hand, melds, -1);
+    const uint32_t maybe = screened ? maybe_winning_cards(hand) : ~uint32_t(0);
     for (int c = 0; c < NUM_KINDS; ++c) {
         if (hand[c] >= 3 || !has(maybe, c)) continue;
         bool wins = false;
@@ -336,9 +349,10 @@ const std::vector<std::pair<int, int>>& win_scores(const Counts& hand,
             EvalArgs a;
             a.self_drawn = true;
             a.wang = wang;
-            wins = evaluate_score(hand, melds, c, rules, a, &score);
+            wins = evaluate_score(hand, melds, c, rules, a, &score, screened);
         }
-        if (!wins && !wang) wins = evaluate_score(hand, melds, c, rules, EvalArgs{}, &score);
+        if (!wins && !wang)
+            wins = evaluate_score(hand, melds, c, rules, EvalArgs{}, &score, screened);
         if (wins) out.emplace_back(c, score);
     }
     if (rules.wang && wang < rules.wang) {
@@ -408,7 +422,10 @@ struct Agent {
             lv[k] = std::min(live[k], 4);
         }
         const uint64_t params = m.structure.params(w, P.edge_penalty);
-        double v = structure(pack(loose), pack(lv), w, P.edge_penalty, params, m.structure);
+        const uint64_t live_packed = pack(lv);
+        m.structure.begin(live_packed);
+        Structure search{live_packed, w, P.edge_penalty, params, m.structure};
+        double v = search.value(pack(loose));
         for (int k = 0; k < NUM_KINDS; ++k)
             if (hand[k] >= 3)  // a 坎: complete, 3/6 huxi, a 提/跑 chance while the 4th is live
                 v += 10.0 + w * (k >= 10 ? 6 : 3) + (live[k] ? 2.0 : 0.0);

@@ -1150,7 +1150,7 @@ bool eval_key(const Counts& hand, const std::vector<Group>& melds, int win_card,
 }
 
 // evaluate()'s argument checks (std::invalid_argument naming what is allowed).
-static void check_eval_args(const Counts& hand, const std::vector<Group>& melds, int win_card) {
+void check_eval_args(const Counts& hand, const std::vector<Group>& melds, int win_card) {
     if (win_card < -1 || win_card >= NUM_KINDS)
         throw std::invalid_argument("win_card must be an ordinary kind 0..19 or -1 (None)");
     for (int n : hand)
@@ -1224,9 +1224,11 @@ const Win* evaluate(const Counts& hand, const std::vector<Group>& melds, int win
 }
 
 bool evaluate_score(const Counts& hand, const std::vector<Group>& melds, int win_card,
-                    const Rules& rules, const EvalArgs& a, int* score) {
-    check_eval_args(hand, melds, win_card);
-    if (surely_loses(hand, win_card, a)) return false;
+                    const Rules& rules, const EvalArgs& a, int* score, bool screened) {
+    if (!screened) {
+        check_eval_args(hand, melds, win_card);
+        if (surely_loses(hand, win_card, a)) return false;
+    }
     std::lock_guard<std::mutex> lock(mu);
     trim_decomposition_memos();
     const std::unique_ptr<Win> w = a.wang ? evaluate_wang(hand, melds, win_card, rules, a)

@@ -50,9 +50,13 @@ uint32_t maybe_winning_cards(const Counts& hand);
 // Whether the holding wins, and its score in *score: evaluate()'s answer without its memo of
 // whole answers (for callers that memoise above it, as the bots' _win_scores does: a lookup in
 // a large table that mostly misses costs more than it saves). The decomposition memos are used.
-// Throws as evaluate() for bad input.
+// evaluate()'s argument checks alone (std::invalid_argument naming what is allowed).
+void check_eval_args(const Counts& hand, const std::vector<Group>& melds, int win_card);
+
+// Throws as evaluate() for bad input. `screened`: the caller has checked the arguments and
+// asked surely_loses (or maybe_winning_cards) already; both are then skipped.
 bool evaluate_score(const Counts& hand, const std::vector<Group>& melds, int win_card,
-                    const Rules& rules, const EvalArgs& a, int* score);
+                    const Rules& rules, const EvalArgs& a, int* score, bool screened = false);
 
 void clear_scoring_caches();
 // The memo tables' sizes (entries; 0: the default, as the Python lru_caches: 2^20 for _solve,
