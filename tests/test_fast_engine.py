@@ -292,7 +292,8 @@ def test_illegal_actions_raise_like_python():
     p, f = Game("huaihua", seed=11), fast.Game("huaihua", seed=11)
     legal = p.legal_actions()
     bad = next(a for a in range(NUM_ACTIONS) if a not in legal)
-    actions: list[Any] = [bad, np.int64(bad), 3.7, "x", None, -1, 61, 10**30, -(10**30)]
+    actions: list[Any] = [bad, np.int64(bad), 3.7, "x", None, -1, 61, 10**30, -(10**30),
+                          (legal[0],), (), (legal[0], bad), [legal[0]]]  # no sequence is an action
     for action in actions:
         with pytest.raises(IllegalActionError) as pe:
             p.step(action)
@@ -324,9 +325,11 @@ def test_hot_methods_never_crash_and_serve_subclasses():
     for call in calls:
         with pytest.raises(AttributeError, match="no engine"):
             call()
-    blank._g = object()
-    with pytest.raises(TypeError, match="not a _fast.Game"):
-        blank.legal_actions()
+    for wrong in (object(), None):
+        blank._g = wrong
+        for call in calls:
+            with pytest.raises(TypeError, match="not a _fast.Game"):
+                call()
 
     class Sub(fast.Game):
         pass

@@ -10,8 +10,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -275,12 +278,24 @@ Game* hot_game(PyObject* self) {
         if (inst->simple_layout && inst->simple_holder_constructed)
             return static_cast<Game*>(inst->simple_value_holder[0]);
     }
+    Game* g = nullptr;
     try {
-        return py::cast<Game*>(py::handle(core));
+        g = py::cast<Game*>(py::handle(core));  // nullptr for None
     } catch (const py::cast_error&) {
-        PyErr_SetString(PyExc_TypeError, "fast.Game._g is not a _fast.Game");
-        return nullptr;
+        g = nullptr;
     }
+    if (g == nullptr) PyErr_SetString(PyExc_TypeError, "fast.Game._g is not a _fast.Game");
+    return g;
+}
+
+// An engine exception that escaped (an engine invariant broke) as the Python exception pybind11
+// would raise; never a crash.
+PyObject* hot_error(const std::exception& e) {
+    PyObject* type = PyExc_RuntimeError;
+    if (dynamic_cast<const std::invalid_argument*>(&e) != nullptr) type = PyExc_ValueError;
+    if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr) type = PyExc_MemoryError;
+    PyErr_SetString(type, e.what());
+    return nullptr;
 }
 
 PyObject* hot_done(PyObject* self, void*) {
@@ -299,10 +314,14 @@ PyObject* hot_current_player(PyObject* self, void*) {
 PyObject* hot_legal_actions(PyObject* self, PyObject*) {
     Game* g = hot_game(self);
     if (g == nullptr) return nullptr;
-    const std::vector<int>& legal = g->legal();
-    PyObject* out = PyList_New(Py_ssize_t(legal.size()));
+    // Copied first: the allocations below may run a garbage collection, and a finaliser could
+    // drop this engine (legal ids are distinct, so at most NUM_ACTIONS of them).
+    std::array<int, NUM_ACTIONS> legal;
+    const size_t n = std::min(g->legal().size(), legal.size());
+    std::copy_n(g->legal().begin(), n, legal.begin());
+    PyObject* out = PyList_New(Py_ssize_t(n));
     if (out == nullptr) return nullptr;
-    for (size_t i = 0; i < legal.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
         PyObject* x = PyLong_FromLong(legal[i]);
         if (x == nullptr) {
             Py_DECREF(out);
@@ -323,14 +342,16 @@ PyObject* hot_step(PyObject* self, PyObject* action) {
         if (!overflow && v >= 0 && v < NUM_ACTIONS && g->is_legal(int(v))) {
             try {
                 g->step(int(v));
-            } catch (const std::exception& e) {  // an engine invariant broke: never a crash
-                PyErr_SetString(PyExc_RuntimeError, e.what());
-                return nullptr;
+            } catch (const std::exception& e) {
+                return hot_error(e);
             }
             Py_RETURN_NONE;
         }
     }
-    return PyObject_CallMethod(self, "_step_slow", "O", action);  // raises the right error
+    static PyObject* slow = nullptr;  // interned once, kept for the process
+    if (slow == nullptr) slow = PyUnicode_InternFromString("_step_slow");
+    if (slow == nullptr) return nullptr;
+    return PyObject_CallMethodOneArg(self, slow, action);  // raises the right error
 }
 
 PyGetSetDef HOT_DONE{"done", hot_done, nullptr, "The hand is over.", nullptr};

@@ -80,8 +80,8 @@ std::atomic<uint64_t> g_generation{0};
 // _structure's memo. The answers of one decision share `live`, and the next decision has seen
 // other cards: so the memo holds the answers of one `live` at a time, in an open-addressing
 // table whose used slots are freed one by one when it changes (about once a decision, a few
-// hundred entries). It grows for a large decision and goes back to its small size (16 KiB, in
-// the core's L1 cache) when a decision hardly uses it. The parameters (w_huxi, edge_penalty) are
+// hundred entries). It grows for a large decision and goes back to its small size (64 KiB, in
+// the core's L2 cache) when a decision hardly uses it. The parameters (w_huxi, edge_penalty) are
 // a small index kept in the key's top bits. (Only speed depends on what the memo keeps: its
 // answers are exact.)
 class StructMemo {

@@ -121,9 +121,8 @@ void chi_groups_into(const Counts& hand, int c, bool owes_after, bool* fits, std
         if (fits) *fits = false;
         return;
     }
-    // Not memoised on the whole hand (random hands seldom repeat, and a miss in a large table
-    // costs more than the search): the 比 recursion below is, and it returns at once when the
-    // hand holds no copy of c (the common case).
+    // Not memoised (random hands seldom repeat, and a miss in a large table costs more than the
+    // search); the 比 recursion below returns at once when the hand holds no other copy of c.
     bool f = false;
     next_groups(usable(hand), c, owes_after, true, &f, out);
     if (fits) *fits = f;
