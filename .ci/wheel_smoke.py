@@ -11,7 +11,8 @@ hidden) and by cibuildwheel's `test-command` (pyproject.toml). It checks that
 * ``paohuzi-eval`` (a console script, so the entry points work) evaluates ``expert`` vs ``greedy``;
 * a shipped agent loads and plays (``--checkpoint PATH``; needs torch, skipped with a message when
   torch is missing, as in cibuildwheel's bare test environment);
-* no top-level ``training`` package was installed (issue 28: it collides with other projects).
+* no top-level ``training`` package was installed (issue 28: it collides with other projects);
+  the trainer is ``paohuzi_training``.
 
 Exit status 0 when every check passed; the first failed check raises.
 """
@@ -43,8 +44,6 @@ def main() -> int:
     p.add_argument("--checkpoint", default=None, metavar="PATH",
                    help="a shipped agent's checkpoint to load and play (needs torch)")
     p.add_argument("--hands", type=int, default=20)
-    p.add_argument("--allow-top-level-training", action="store_true",
-                   help="only warn if the wheel installs `training/` (until the rename is applied)")
     args = p.parse_args()
 
     import numpy as np
@@ -64,12 +63,10 @@ def main() -> int:
     typed = Path(where.parent, "py.typed")
     check(typed.exists(), "py.typed is installed")
     files = [str(f) for f in (dist.files or [])]
-    has_training = any(f.startswith("training/") for f in files)
-    if args.allow_top_level_training and has_training:
-        print("WARN the wheel installs a top-level `training` package (allowed until the rename to "
-              "paohuzi_training is applied: .ci/rename_training.py)")
-    else:
-        check(not has_training, "the wheel installs no top-level `training` package")
+    check(not any(f.startswith("training/") for f in files),
+          "the wheel installs no top-level `training` package")
+    check(any(f.startswith("paohuzi_training/") for f in files),
+          "the trainer is installed as `paohuzi_training`")
     check(not any(f.startswith("tests/") for f in files), "the wheel has no tests/")
 
     # The compiled core and the Python engine play the same hands.
@@ -84,7 +81,8 @@ def main() -> int:
             a = legal[int(rng.integers(len(legal)))]
             r.step(a)
             f.step(a)
-        check(f.done, f"seed {seed}: both engines end the hand together")
+        if not f.done:
+            check(False, f"seed {seed}: both engines end the hand together")
     print(f"ok  {args.hands} random hands agree decision by decision (compiled vs Python engine)")
 
     env = paohuzi_env.env(rules="huaihua")
