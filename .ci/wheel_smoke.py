@@ -59,7 +59,8 @@ def main() -> int:
           f"paohuzi_env is imported from this environment's site-packages ({sys.prefix})")
     dist = md.distribution("paohuzi-env")
     check(dist.version == paohuzi_env.__version__, f"__version__ == installed version ({dist.version})")
-    check(fast.available(), f"the compiled core is available ({fast.unavailable_reason()})")
+    check(fast.available(), "the compiled core is available"
+          + ("" if fast.available() else f" (it is not: {fast.unavailable_reason()})"))
     typed = Path(where.parent, "py.typed")
     check(typed.exists(), "py.typed is installed")
     files = [str(f) for f in (dist.files or [])]
