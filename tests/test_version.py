@@ -60,3 +60,19 @@ def test_every_package_folder_is_in_the_wheel_and_none_is_top_level_training():
     for path in (ROOT / "training").rglob("*.py"):
         src = path.read_text(encoding="utf-8")
         assert not re.search(r"^\s*(from|import)\s+training\b", src, re.M), f"{path}: use a relative import"
+
+
+def test_console_scripts_and_entry_points_name_installed_modules():
+    # A script or entry point must name the installed module (paohuzi_training.x, never
+    # training.x, which a wheel does not install), and that module's file must exist.
+    mapping = PYPROJECT["tool"]["setuptools"]["package-dir"]
+    targets = dict(PYPROJECT["project"]["scripts"])
+    for group in PYPROJECT["project"].get("entry-points", {}).values():
+        targets.update(group)
+    assert targets
+    for name, target in targets.items():
+        module = target.split(":")[0]
+        top, _, rest = module.partition(".")
+        assert top in mapping, f"{name} = {target!r}: {top!r} is not an installed package ({sorted(mapping)})"
+        path = ROOT / mapping[top] / (rest.replace(".", "/") + ".py")
+        assert path.is_file(), f"{name} = {target!r}: no {path.relative_to(ROOT)}"
