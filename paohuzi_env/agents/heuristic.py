@@ -347,6 +347,13 @@ class GreedyAgent(_HeuristicAgent):
 
     name = "greedy"
 
+    def act_game(self, game, seat: int) -> int:
+        """On the compiled core, the compiled twin decides (``paohuzi_env/_core/bots.cpp``,
+        identical choices, no PlayerView built); elsewhere :meth:`act`."""
+        if type(self) is GreedyAgent and _compiled_twin_applies(self, game, seat):
+            return game.greedy_action()
+        return self.act(game.view(seat))
+
 
 class ExpertAgent(_HeuristicAgent):
     """Card counting, huxi-aware valuation, safe and edge-first discards."""
@@ -359,3 +366,19 @@ class ExpertAgent(_HeuristicAgent):
     edge_penalty = 0.1
     wait_weight = 8.0
     red_weight = 4.0
+
+    def act_game(self, game, seat: int) -> int:
+        """On the compiled core, the compiled twin decides (``paohuzi_env/_core/bots.cpp``,
+        identical choices, no PlayerView built); elsewhere :meth:`act`."""
+        if type(self) is ExpertAgent and _compiled_twin_applies(self, game, seat):
+            return game.expert_action()
+        return self.act(game.view(seat))
+
+
+def _compiled_twin_applies(agent: _HeuristicAgent, game, seat: int) -> bool:
+    """Whether ``game`` runs on the compiled core, under the agent's rules, with ``seat`` to act:
+    then the bot's compiled twin gives its choice (a subclass that changes the bot keeps
+    :meth:`act`; the callers check the exact class)."""
+    from ..fast import Game as FastGame
+
+    return isinstance(game, FastGame) and game.current_player == seat and game.rules == agent.rules
