@@ -9,7 +9,7 @@ floats and the same choices. The engine module itself imports none of this.
 
 :class:`ReferenceVectorGame` is the same adapter for :class:`paohuzi_env.fast.VectorGame`'s
 surface (EnvPool's pattern: many hands, one call per tick, a finished hand dealt afresh at once),
-so one rollout loop (:mod:`training.collect`) runs on either backend.
+so one rollout loop (:mod:`training.rollout`) runs on either backend.
 """
 
 from __future__ import annotations
@@ -144,9 +144,20 @@ class ReferenceVectorGame:
                 return g, d
             self.skipped_deals += 1
 
-    def observe(self, obs: np.ndarray, mask: np.ndarray, seat: np.ndarray,
-                decision: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Fill ``obs``, ``mask``, ``seat`` and ``decision`` for the seat to act in each hand."""
+    def observe(
+        self,
+        obs: np.ndarray | None = None,
+        mask: np.ndarray | None = None,
+        seat: np.ndarray | None = None,
+        decision: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Fill (or allocate) ``obs``, ``mask`` (int8), ``seat`` and ``decision`` for the seat to
+        act in each hand."""
+        n = self.num_hands
+        obs = np.empty((n, self.obs_size), np.float32) if obs is None else obs
+        mask = np.empty((n, NUM_ACTIONS), np.int8) if mask is None else mask
+        seat = np.empty(n, np.int64) if seat is None else seat
+        decision = np.empty(n, np.int64) if decision is None else decision
         for i, g in enumerate(self._games):
             s = g.current_player
             assert s is not None
@@ -157,10 +168,15 @@ class ReferenceVectorGame:
             decision[i] = _DECISIONS.index(view.decision)
         return obs, mask, seat, decision
 
-    def step(self, actions: Any, rewards: np.ndarray, done: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def step(self, actions: Any, rewards: np.ndarray | None = None,
+             done: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Apply one action per hand (all checked first); rewards of finished hands, which are
         dealt afresh at once."""
         acts = [int(a) for a in actions]
+        if len(acts) != self.num_hands:
+            raise ValueError(f"actions must have shape ({self.num_hands},), got ({len(acts)},)")
+        rewards = np.empty((self.num_hands, 3), np.float32) if rewards is None else rewards
+        done = np.empty(self.num_hands, np.bool_) if done is None else done
         for i, (g, a) in enumerate(zip(self._games, acts)):
             if a not in g.legal_actions():
                 g.step(a)  # raises IllegalActionError naming the legal actions (no hand moved)
@@ -178,10 +194,24 @@ class ReferenceVectorGame:
                 self._games[i], self._deal[i] = self._deal_next()
         return rewards, done
 
-    def policy_actions(self, policy: str, out: np.ndarray, which: np.ndarray) -> np.ndarray:
-        """``policy`` (``expert`` or ``greedy``) for the hands ``which`` marks."""
-        for i in np.flatnonzero(which):
-            out[i] = self._games[i]._bot_action(policy)
+    def policy_actions(self, policy: str = "random", out: np.ndarray | None = None,
+                       which: np.ndarray | None = None) -> np.ndarray:
+        """Each hand's action under ``policy`` (``random``, ``greedy`` or ``expert``) for the
+        hands ``which`` marks (all when None). ``random`` is uniform over the legal actions,
+        keyed by (seed, deal number, decisions so far) as the core's is (not the same draws)."""
+        if policy not in ("random", "greedy", "expert"):
+            raise ValueError(f"policy must be random, greedy or expert, got {policy!r}")
+        if out is None:
+            out = np.full(self.num_hands, -1, np.int64)
+        marked = range(self.num_hands) if which is None else np.flatnonzero(which)
+        for i in marked:
+            g = self._games[i]
+            if policy == "random":
+                legal = g.legal_actions()
+                key = [self.seed, self._deal[i], len(g.actions)]
+                out[i] = legal[int(np.random.default_rng(key).integers(len(legal)))]
+            else:
+                out[i] = g._bot_action(policy)
         return out
 
     def playout_after(self, actions: Any, which: np.ndarray, policy: str = "expert",
@@ -192,6 +222,8 @@ class ReferenceVectorGame:
             out = np.zeros((self.num_hands, 3), np.float32)
         for i in np.flatnonzero(which):
             g = self._games[i].clone()
+            if int(actions[i]) not in g.legal_actions():
+                raise ValueError(f"action {int(actions[i])} is not legal in hand {i}")
             g.step(int(actions[i]))
             while not g.done:
                 g.step(g._bot_action(policy))
@@ -199,8 +231,10 @@ class ReferenceVectorGame:
             out[i] = g.result.scores
         return out
 
-    def state(self, out: np.ndarray) -> np.ndarray:
+    def state(self, out: np.ndarray | None = None) -> np.ndarray:
         """Full-information states relative to each acting seat."""
+        if out is None:
+            out = np.empty((self.num_hands, self.state_size), np.float32)
         for i, g in enumerate(self._games):
             g.state(None, out[i])
         return out
@@ -215,9 +249,4 @@ class ReferenceVectorGame:
     def last_hand(self, i: int) -> tuple[ReferenceGame, int] | None:
         """The last hand that finished in slot ``i`` and its deal number, or None."""
         return self._last[i]
-
-
-def deal_game(rules: Rules, seed: int, index: int) -> ReferenceGame:
-    """Deal number ``index`` of :class:`ReferenceVectorGame` under ``seed`` (a fresh hand)."""
-    return ReferenceGame(rules, seed=np.random.SeedSequence([seed, index]))
 
