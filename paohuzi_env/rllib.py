@@ -42,6 +42,7 @@ from .backend import game_class, resolve_backend
 from .engine import PlayerView
 from .observation import encode, obs_size
 from .protocol import GameProtocol
+from .reference import legal_mask
 from .rewards import REWARD_MODES, reward_of
 from .rules import Rules, as_rules
 
@@ -249,8 +250,7 @@ class RLlibAgent(Agent):
 
     def _choose(self, obs: np.ndarray, legal: list[int]) -> int:
         torch = self._torch
-        mask = np.zeros(NUM_ACTIONS, np.float32)
-        mask[legal] = 1.0
+        mask = legal_mask(legal, dtype=np.float32)
         batch = {"obs": {"observations": torch.from_numpy(np.asarray(obs, np.float32))[None],
                          "action_mask": torch.from_numpy(mask)[None]}}
         with torch.no_grad():
