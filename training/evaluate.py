@@ -59,10 +59,6 @@ def _seed_of(seed: int, *keys: int) -> np.random.SeedSequence:
     return np.random.SeedSequence([seed, *keys])
 
 
-# Bots whose compiled port decides identically (paohuzi_env/_core/bots.cpp): on the fast
-# backend they are asked in C++, with no PlayerView built.
-_COMPILED = {"expert": "expert_action", "greedy": "greedy_action"}
-
 
 def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, rules,
               backend: str = "python") -> list[GameRow]:
@@ -73,12 +69,11 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
     rows = []
     for rot in range(3):
         game = game_cls(rules, deck=base.deck, dealer=base.dealer)
-        specs, agents = _seat_agents(candidate, opponents, deal, rot, seed, rules, backend)
+        specs, agents = _seat_agents(candidate, opponents, deal, rot, seed, rules)
         while not game.done:
             s = game.current_player
             assert s is not None
-            agent = agents[s]
-            game.step(getattr(game, agent)() if isinstance(agent, str) else decide(agent, game, s))
+            game.step(decide(agents[s], game, s))  # a bot's compiled twin is the agent's choice
         r = game.result
         assert r is not None
         rows.append(GameRow(deal, rot, r.scores[rot], r.winner == rot, r.winner is not None,
@@ -89,34 +84,25 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
 def _probs_and_action(agent: Any, game: Any, seat: int) -> tuple[int, dict[str, float] | None]:
     """The agent's action and, for a greedy policy network (``checkpoint:``), its action
     probabilities over the legal actions (the same forward pass ``PolicyAgent.act`` makes)."""
-    model = getattr(agent, "model", None)
-    if model is None or not hasattr(model, "masked_logits") or getattr(agent, "sample", True):
+    if getattr(agent, "model", None) is None or getattr(agent, "sample", True):
+        return decide(agent, game, seat), None
+    from .policy import PolicyAgent  # torch is loaded: the agent holds a network
+
+    if not isinstance(agent, PolicyAgent):
         return decide(agent, game, seat), None
     view = game.view(seat)
-    import torch
-
-    from paohuzi_env.actions import NUM_ACTIONS
-    from paohuzi_env.observation import encode
-
-    with torch.no_grad():
-        obs = torch.from_numpy(encode(view)).unsqueeze(0)
-        mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
-        mask[0, list(view.legal)] = True
-        prior = None if agent.prior is None else torch.tensor([agent.prior(view)])
-        logits = model.masked_logits(obs, mask, prior)[0]
-        p = torch.softmax(logits, -1)
-    return int(torch.argmax(logits)), {str(a): float(p[a]) for a in view.legal}
+    logits = agent.logits(view)
+    p = logits.softmax(-1)
+    return int(logits.argmax()), {str(a): float(p[a]) for a in view.legal}
 
 
 def _seat_agents(candidate: str, opponents: Sequence[str], deal: int, rot: int, seed: int,
-                 rules, backend: str) -> tuple[dict[int, str], dict[int, Any]]:
+                 rules) -> tuple[dict[int, str], dict[int, Any]]:
     """The specs and agents of each seat when the candidate sits in seat ``rot`` of ``deal``
-    (a compiled bot's method name on the fast backend, else an agent seeded by (seed, deal,
-    rotation, seat)): one function, so a recorded game replays the evaluated one move for move."""
+    (each seeded by (seed, deal, rotation, seat)): one function, so a recorded game replays the
+    evaluated one move for move."""
     specs = {rot: candidate, (rot + 1) % 3: opponents[0], (rot + 2) % 3: opponents[1]}
-    fast = backend == "fast"
-    agents = {s: (_COMPILED[specs[s]] if fast and specs[s] in _COMPILED else
-                  make_agent(specs[s], seed=_seed_of(seed, deal, rot, s), rules=rules))
+    agents = {s: make_agent(specs[s], seed=_seed_of(seed, deal, rot, s), rules=rules)
               for s in range(3)}
     return specs, agents
 
@@ -129,16 +115,12 @@ def record_game(candidate: str, opponents: Sequence[str], deal: int, rotation: i
     game_cls = game_class(backend)
     base = game_cls(rules, seed=_seed_of(seed, deal))
     game = game_cls(rules, deck=base.deck, dealer=base.dealer)
-    specs, agents = _seat_agents(candidate, opponents, deal, rotation, seed, rules, backend)
+    specs, agents = _seat_agents(candidate, opponents, deal, rotation, seed, rules)
     probs: list[dict[str, float] | None] = []
     while not game.done:
         s = game.current_player
         assert s is not None
-        agent = agents[s]
-        if isinstance(agent, str):
-            a, p = getattr(game, agent)(), None
-        else:
-            a, p = _probs_and_action(agent, game, s)
+        a, p = _probs_and_action(agents[s], game, s)
         probs.append(p)
         game.step(a)
     rec = game.record()
