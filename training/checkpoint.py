@@ -194,7 +194,8 @@ def _unsafe_globals(path: Path, err: Exception) -> list[str] | None:
             names = []
         if names:
             return sorted(names)
-    return [] if "Unsupported global" in str(err) else None
+    msg = str(err)  # torch before 2.5 cannot list them; its message names one
+    return [] if "Unsupported global" in msg or "Unsupported class" in msg else None
 
 
 def _load_pt(path: Path, trust: bool) -> Any:
