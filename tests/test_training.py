@@ -119,7 +119,7 @@ def test_checkpoint_errors_are_clear(tmp_path):
     save_checkpoint(good, {"rules": {"name": "classic", "overrides": {}}, "config": {}})
     with pytest.raises(ValueError, match="trained under rules 'classic'"):
         load_checkpoint(good, rules_name="huaihua")
-    data = torch.load(good, weights_only=False)
+    data = torch.load(good, weights_only=True)
     data["obs_version"] = "paohuzi-obs-v0"
     torch.save(data, good)
     with pytest.raises(ValueError, match="observation"):

@@ -415,7 +415,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="save N of the games as hand records in DIR (paohuzi replay FILE --html OUT)")
     p.add_argument("--save-which", choices=SAVE_WHICH, default="first",
                    help="which games --save-records saves: the first, or the candidate's worst or best")
+    p.add_argument("--trust-checkpoint", action="store_true",
+                   help="load checkpoint:PATH files even if they need arbitrary pickled objects "
+                        "(can run code: only for files you made)")
     a = p.parse_args(argv)
+    if a.trust_checkpoint:
+        from .checkpoint import trust_checkpoints
+
+        trust_checkpoints()  # this process and its workers
     if a.save_records and a.league:
         p.error("--save-records saves games of one candidate; it does not go with --league")
     if a.plot and not a.league:

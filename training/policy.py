@@ -76,7 +76,7 @@ class PolicyAgent(Agent):
         return int(self.rng.choice(NUM_ACTIONS, p=p / p.sum()))
 
 
-def load_checkpoint_agent(path: str, seed=None, rules="huaihua") -> PolicyAgent:
+def load_checkpoint_agent(path: str, seed=None, rules="huaihua", trust: bool | None = None) -> PolicyAgent:
     """The agent of a checkpoint; it must have been trained under ``rules``' preset.
 
     The ``checkpoint`` spec factory: ``make_agent("checkpoint:PATH", seed, rules)`` calls
@@ -86,6 +86,6 @@ def load_checkpoint_agent(path: str, seed=None, rules="huaihua") -> PolicyAgent:
         ValueError: if the checkpoint is missing, corrupt or made for other rules (another
             preset, or another observation version).
     """
-    data = load_checkpoint(path, rules=rules)
+    data = load_checkpoint(path, rules=rules, trust=trust)  # trust: see load_checkpoint
     torch.set_num_threads(1)
     return PolicyAgent(model_from_checkpoint(data), seed, rules=rules)

@@ -59,10 +59,10 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def _resume_state(resume: str, cfg: PPOConfig, log) -> dict:
+def _resume_state(resume: str, cfg: PPOConfig, log, trust: bool | None = None) -> dict:
     """The checkpoint to continue from, checked against the config (only
     :data:`RESUME_MAY_CHANGE` may differ)."""
-    data = load_checkpoint(resume, rules=cfg.resolved_rules)
+    data = load_checkpoint(resume, rules=cfg.resolved_rules, trust=trust)
     if data.get("policy_only"):
         raise ValueError(f"{resume} is a play-only export; resume from the run's latest.pt")
     saved, given = data["config"], to_dict(cfg)
@@ -86,8 +86,9 @@ def _log(*args: Any) -> None:
     print(*args, flush=True)
 
 
-def train(cfg: PPOConfig, resume: str | None = None, log=_log) -> Path:
-    """Train; returns the path of the final checkpoint."""
+def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | None = None) -> Path:
+    """Train; returns the path of the final checkpoint. ``trust``: load ``resume`` even if it
+    needs pickled objects (:func:`training.checkpoint.load_checkpoint`)."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
@@ -106,7 +107,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log) -> Path:
     eval_history: list[dict] = []
     iteration_seconds: list[float] = []  # wall time of each iteration (training.bench reads it)
     if resume:
-        data = _resume_state(resume, cfg, log)
+        data = _resume_state(resume, cfg, log, trust)
         model.load_state_dict(data["model"])
         optimizer.load_state_dict(data["optimizer"])
         global_step, iteration = data["global_step"], data["iteration"]
@@ -395,6 +396,8 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", default=None, help="YAML config (default: the built-in defaults)")
     p.add_argument("--resume", default=None, help="checkpoint to continue from")
+    p.add_argument("--trust-checkpoint", action="store_true",
+                   help="resume even from a file that needs arbitrary pickled objects (can run code)")
     p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="rollout workers as Ray actors: on a Ray instance started here, or on the "
                         "cluster at ADDRESS (auto, ray://host:10001); same as ray=ADDRESS")
@@ -407,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
             a.ray = "local"
         overrides += [f"ray={a.ray}"] if a.ray else []
         cfg = load_config(a.config, overrides)
-        train(cfg, resume=a.resume)
+        train(cfg, resume=a.resume, trust=a.trust_checkpoint or None)
     except ValueError as e:
         print(f"paohuzi-train: error: {e}", file=sys.stderr)
         return 2
