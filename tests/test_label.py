@@ -19,6 +19,7 @@ from paohuzi_env import fast
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="needs the compiled core")
 
+import training.label as label_mod  # noqa: E402
 from training.label import (  # noqa: E402
     DECISIONS,
     PAUSE_ENV,
@@ -101,7 +102,8 @@ def test_short_run_reads_back(tmp_path):
     assert (again["shards"], again["skipped"], again["labels"]) == (0, 2, 0)
 
 
-def test_two_workers_write_the_same_shards(tmp_path):
+def test_two_workers_write_the_same_shards(tmp_path, monkeypatch):
+    monkeypatch.setattr(label_mod, "POLL_S", 0.001)  # the parent polls (and times out) often
     cfg = LabelConfig(hands=2, search=TINY, seats=(1,), seed=2, shard_hands=1)
     label(cfg, tmp_path / "a", workers=1, progress=False)
     assert main([str(tmp_path / "b"), "--hands", "2", "--search", TINY, "--seats", "1",

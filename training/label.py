@@ -37,6 +37,7 @@ import argparse
 import io
 import json
 import math
+import multiprocessing
 import os
 import sys
 import time
@@ -59,6 +60,8 @@ DECISIONS = ("tianhu", "hu", "claim", "bi", "discard")
 """Decision kinds by code (the codes of :meth:`paohuzi_env.fast.VectorGame.observe`)."""
 COMPILED = ("expert", "greedy")
 META = "labels.json"
+POLL_S = 0.5
+"""How often the parent of worker processes updates the progress bar (seconds)."""
 PAUSE_ENV = "PAOHUZI_LABEL_TEST_PAUSE"
 """Test-only: ``SHARD:PATH`` makes the run that writes shard ``SHARD`` stop half way through
 writing its temporary file, create ``PATH`` and sleep (tests/test_label.py kills it there)."""
@@ -349,10 +352,10 @@ def label(cfg: LabelConfig, out: str | os.PathLike[str], *, workers: int | None 
                 pending = len(todo)
                 while pending:
                     try:
-                        _, n = res.next(timeout=0.5)
+                        _, n = res.next(timeout=POLL_S)
                         labels += n
                         pending -= 1
-                    except TimeoutError:
+                    except multiprocessing.TimeoutError:
                         pass
                     if bar is not None:
                         bar.set_postfix(labels=labels, refresh=False)
