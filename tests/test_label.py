@@ -24,6 +24,7 @@ from training.label import (  # noqa: E402
     DECISIONS,
     PAUSE_ENV,
     LabelConfig,
+    check_labels,
     iter_shards,
     label,
     load_labels,
@@ -97,6 +98,7 @@ def test_short_run_reads_back(tmp_path):
     # Unsearched decisions are wins the search takes at once (R-HU: HU among the legal).
     assert all(d["decision"][i] in (0, 1, 2) for i in np.flatnonzero(~searched))
     _replay_check(cfg, d)
+    assert check_labels(tmp_path) == n
     # A second run of the same settings has nothing left to do.
     again = label(cfg, tmp_path, workers=1, progress=False)
     assert (again["shards"], again["skipped"], again["labels"]) == (0, 2, 0)
@@ -107,7 +109,8 @@ def test_two_workers_write_the_same_shards(tmp_path, monkeypatch):
     cfg = LabelConfig(hands=2, search=TINY, seats=(1,), seed=2, shard_hands=1)
     label(cfg, tmp_path / "a", workers=1, progress=False)
     assert main([str(tmp_path / "b"), "--hands", "2", "--search", TINY, "--seats", "1",
-                 "--seed", "2", "--shard-hands", "1", "--workers", "2", "--no-progress"]) == 0
+                 "--seed", "2", "--shard-hands", "1", "--workers", "2", "--no-progress",
+                 "--check"]) == 0
     a, b = list(iter_shards(tmp_path / "a")), list(iter_shards(tmp_path / "b"))
     assert [p.name for p, _ in a] == [p.name for p, _ in b] == ["shard-00000.npz", "shard-00001.npz"]
     for (_, x), (_, y) in zip(a, b):
@@ -182,3 +185,17 @@ def test_sigkill_while_writing_a_shard_loses_only_that_shard(tmp_path):
     for k in a:
         assert np.array_equal(a[k], b[k], equal_nan=a[k].dtype.kind == "f"), k
     _replay_check(cfg, a)
+
+
+def test_check_labels_names_a_bad_shard(tmp_path):
+    cfg = LabelConfig(hands=1, search=TINY, seats=(0,), seed=3)
+    label(cfg, tmp_path, workers=1, progress=False)
+    p = shard_path(tmp_path, 0)
+    with np.load(p, allow_pickle=False) as z:
+        d = {k: z[k] for k in z.files}
+    assert check_labels(tmp_path) == len(d["action"]) > 0
+    legal = np.flatnonzero(d["mask"][0])
+    d["action"][0] = next(a for a in range(61) if a not in legal)
+    np.savez_compressed(p, **d)
+    with pytest.raises(ValueError, match="shard-00000.npz: a chosen action is not legal"):
+        check_labels(tmp_path)

@@ -389,6 +389,58 @@ def load_labels(out: str | os.PathLike[str]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([d[k] for d in parts]) for k in keys}
 
 
+def check_labels(out: str | os.PathLike[str]) -> int:
+    """Read every finished shard of a run back and check it; returns the number of labels.
+
+    Checks: each array's shape and dtype, the settings in every shard equal ``labels.json``,
+    at least two legal actions per row, the chosen action legal, ``mean`` and ``se`` finite
+    (``se`` >= 0) exactly on the legal actions of searched rows (``worlds`` >= 2) and NaN
+    elsewhere, ``points`` among ``scores`` at the row's seat, hands within the run.
+
+    Raises:
+        ValueError: naming the shard and what is wrong.
+    """
+    out = Path(out)
+    meta = json.loads((out / META).read_text(encoding="utf-8"))
+    n_obs, hands = meta["obs_size"], meta["config"]["hands"]
+    total = 0
+    for p, d in iter_shards(out):
+        def bad(what: str, p: Path = p) -> ValueError:
+            return ValueError(f"{p}: {what}")
+
+        if d["meta"] != meta:
+            raise bad(f"settings {d['meta']} differ from {out / META}")
+        n = len(d["action"])
+        shapes: dict[str, tuple[int, ...]] = {
+            "obs": (n, n_obs), "mask": (n, NUM_ACTIONS), "mean": (n, NUM_ACTIONS),
+            "se": (n, NUM_ACTIONS), "scores": (n, 3)}
+        for k in ("worlds", "seat", "decision", "hand", "step", "points"):
+            shapes[k] = (n,)
+        for k, shape in shapes.items():
+            if d[k].shape != shape:
+                raise bad(f"{k} has shape {d[k].shape}, not {shape}")
+        mask = d["mask"]
+        if mask.dtype != np.bool_ or (mask.sum(axis=1) < 2).any():
+            raise bad("mask must be bool with at least two legal actions a row")
+        rows = np.arange(n)
+        if ((d["action"] < 0) | (d["action"] >= NUM_ACTIONS)).any() or \
+                not mask[rows, d["action"].clip(0, NUM_ACTIONS - 1)].all():
+            raise bad("a chosen action is not legal")
+        want = mask & (d["worlds"] >= 2)[:, None]
+        for k in ("mean", "se"):
+            if not np.array_equal(np.isfinite(d[k]), want) or np.isinf(d[k]).any():
+                raise bad(f"{k} must be finite exactly on the legal actions of searched rows")
+        if (d["se"][want] < 0).any():
+            raise bad("a standard error is negative")
+        if ((d["seat"] < 0) | (d["seat"] > 2)).any() or \
+                not np.array_equal(d["points"], d["scores"][rows, d["seat"].astype(np.int64)]):
+            raise bad("points must be the seat's entry of scores")
+        if ((d["hand"] < 0) | (d["hand"] >= hands)).any():
+            raise bad(f"hand numbers must be in 0..{hands - 1}")
+        total += n
+    return total
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="paohuzi-label", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -406,6 +458,8 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"hands per shard file (default {d.shard_hands})")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--check", action="store_true",
+                   help="after the run, read every shard back and check it (check_labels)")
     a = p.parse_args(argv)
     cfg = LabelConfig(hands=a.hands, search=a.search, seats=tuple(a.seats), others=a.others,
                       rules=a.rules, seed=a.seed, shard_hands=a.shard_hands)
@@ -417,6 +471,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{res['labels']} labels from {res['hands']} hands in {res['shards']} shards "
           f"({res['skipped']} already done) in {res['seconds']:.1f} s: "
           f"{res['labels_per_second']:.1f} labels/s", file=sys.stderr)
+    if a.check:
+        try:
+            n = check_labels(a.out)
+        except ValueError as e:
+            print(f"paohuzi-label: check failed: {e}", file=sys.stderr)
+            return 1
+        print(f"checked {n} labels in {a.out}: they read back", file=sys.stderr)
     return 0
 
 
