@@ -231,7 +231,8 @@ def summarise(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str],
 
 def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals: int = 1000,
              seed: int = 0, rules="huaihua", workers: int | None = None,
-             progress: bool = True, mp_context: str = "fork", backend: str | None = None) -> dict:
+             progress: bool = True, mp_context: str = "fork", backend: str | None = None,
+             batched: bool = True) -> dict:
     """Duplicate-deal evaluation of ``candidate`` against ``opponents``.
 
     Args:
@@ -246,6 +247,8 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
             that already run torch threads, like the trainer).
         backend: ``auto`` (default: the compiled core when built), ``fast`` or ``python``; the
             numbers do not depend on it (:mod:`paohuzi_env.backend`).
+        batched: on the fast backend, play network agents over a VectorGame with one forward
+            pass per tick (:mod:`training.batched_eval`); the numbers do not depend on it.
 
     Returns:
         The summary dict of :func:`summarise`, plus ``rows`` (per game).
@@ -263,6 +266,12 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
     workers = workers or os.cpu_count() or 1
     chunk = max(1, min(25, deals // (4 * workers) or 1))
     backend = resolve_backend(backend)
+    work = _work
+    if batched and backend == "fast":
+        from . import batched_eval
+
+        if batched_eval.wanted([candidate, *opponents], rules):
+            work, chunk = batched_eval.work, batched_eval.chunk_size(deals, workers)
     jobs = [(candidate, opponents, list(range(i, min(deals, i + chunk))), seed, rules, backend)
             for i in range(0, deals, chunk)]
     start = time.perf_counter()
@@ -275,12 +284,12 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
                    file=sys.stderr, leave=False)
     if workers == 1:
         for job in jobs:
-            rows.extend(_work(job))
+            rows.extend(work(job))
             if bar:
                 bar.update(len(job[2]))
     else:
         with get_context(mp_context).Pool(workers) as pool:
-            for part in pool.imap(_work, jobs):
+            for part in pool.imap(work, jobs):
                 rows.extend(part)
                 if bar:
                     bar.update(len(part) // 3)
@@ -411,6 +420,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backend", choices=BACKENDS, default=None,
                    help="engine: auto (default, or $PAOHUZI_BACKEND: the compiled core when built), "
                         "fast or python; the numbers do not depend on it")
+    p.add_argument("--per-decision", action="store_true",
+                   help="ask network agents one decision at a time (default: batched over hands)")
     p.add_argument("--save-records", nargs=2, metavar=("DIR", "N"),
                    help="save N of the games as hand records in DIR (paohuzi replay FILE --html OUT)")
     p.add_argument("--save-which", choices=SAVE_WHICH, default="first",
@@ -455,7 +466,8 @@ def main(argv: list[str] | None = None) -> int:
                 if n_save < 1:
                     raise ValueError(f"--save-records DIR N: N must be at least 1, got {n_save}")
             res = evaluate(a.candidate, opp, deals=a.deals, seed=a.seed, rules=rules,
-                           workers=a.workers, progress=not a.no_progress, backend=a.backend)
+                           workers=a.workers, progress=not a.no_progress, backend=a.backend,
+                           batched=not a.per_decision)
             rows = res.pop("rows")
             if a.save_records:
                 paths = save_records(rows, a.candidate, opp, a.save_records[0], n_save,
