@@ -40,11 +40,12 @@ from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, action_name
 from .backend import game_class, resolve_backend
-from .observation import encode, obs_size, obs_version
+from .observation import obs_size, obs_version
+from .protocol import GameProtocol
 from .render import render_text
 from .rewards import REWARD_MODES, reward_of
 from .rules import Rules, as_rules
-from .state import encode_state, state_size
+from .state import state_size
 from .svg import table_svg
 
 
@@ -160,7 +161,7 @@ class raw_env(AECEnv):
         self.info_mode = infos
         self.rules = as_rules(rules)
         self.backend = resolve_backend(backend)
-        self._game_cls: Any = game_class(self.backend)
+        self._game_cls = game_class(self.backend)
         if render_mode not in (None, "ansi", "human", "svg"):
             raise ValueError(
                 f"render_mode must be None, 'ansi', 'human' or 'svg', got {render_mode!r}")
@@ -182,9 +183,8 @@ class raw_env(AECEnv):
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.state_space = spaces.Box(0.0, 1.0, (state_size(self.rules),), np.float32)
         self.obs_version = obs_version(self.rules)
-        self.game: Any = None  # an engine.Game, or a fast.Game (same surface)
+        self.game: GameProtocol | None = None  # either backend (paohuzi_env.protocol)
         self._np_random: np.random.Generator | None = None
-        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     # ------------------------------------------------------------------ spaces
 
@@ -280,15 +280,8 @@ class raw_env(AECEnv):
         g = self.game
         assert g is not None, "call reset() first"
         seat = self.possible_agents.index(agent)
-        if self.backend == "fast":  # the same floats, encoded in C++
-            return {"observation": g.observation(seat), "action_mask": g.action_mask(seat)}
-        obs = encode(g.view(seat))
-        if g.current_player == seat and not g.done:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            mask[g.legal_actions()] = 1
-        else:
-            mask = self._zero_mask.copy()
-        return {"observation": obs, "action_mask": mask}
+        # the same floats on both backends (encoded in C++ on the compiled core)
+        return {"observation": g.observation(seat), "action_mask": g.action_mask(seat)}
 
     def state(self) -> np.ndarray:
         """Full-information tensor for centralised critics (never part of ``observe``).
@@ -300,9 +293,7 @@ class raw_env(AECEnv):
         g = self.game
         assert g is not None, "call reset() first"
         seat = self.possible_agents.index(self.agent_selection)
-        if self.backend == "fast":
-            return g.state(seat)
-        return encode_state(g, seat)
+        return g.state(seat)
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -44,11 +44,25 @@ def resolve_backend(backend: str | None = None) -> str:
 
 
 def game_class(backend: str | None = None) -> type:
-    """The ``Game`` class of a backend (see :func:`resolve_backend`)."""
+    """The ``Game`` class of a backend (see :func:`resolve_backend`): :class:`paohuzi_env.fast.Game`
+    or :class:`paohuzi_env.reference.ReferenceGame` (the Python engine with the same encoders and
+    bots); both satisfy :class:`paohuzi_env.protocol.GameProtocol`."""
     if resolve_backend(backend) == "fast":
         from .fast import Game as FastGame
 
         return FastGame
-    from .engine import Game
+    from .reference import ReferenceGame
 
-    return Game
+    return ReferenceGame
+
+
+def vector_game_class(backend: str | None = None) -> type:
+    """The ``VectorGame`` class of a backend: :class:`paohuzi_env.fast.VectorGame`, or
+    :class:`paohuzi_env.reference.ReferenceVectorGame` (the same surface on the Python engine)."""
+    if resolve_backend(backend) == "fast":
+        from .fast import VectorGame
+
+        return VectorGame
+    from .reference import ReferenceVectorGame
+
+    return ReferenceVectorGame

@@ -12,6 +12,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .cards import WANG, parse
@@ -164,6 +165,17 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+TRUST_HELP = ("load checkpoint:PATH files even if they need arbitrary pickled objects (can run code: "
+              "only for files you made)")
+
+
+def _trust_checkpoints(args: argparse.Namespace) -> None:
+    """--trust-checkpoint: training.checkpoint reads PAOHUZI_TRUST_CHECKPOINT (this package does
+    not import training)."""
+    if args.trust_checkpoint:
+        os.environ["PAOHUZI_TRUST_CHECKPOINT"] = "1"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="paohuzi", description="跑胡子 (Paohuzi) tools")
     sub = p.add_subparsers(dest="command", required=True)
@@ -181,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--opponents", nargs=2, default=["expert", "expert"],
                     metavar=("NEXT", "PREV"), help="bot specs (random, greedy, expert, checkpoint:PATH)")
     pl.add_argument("--rules", default="huaihua", help=f"preset: {', '.join(preset_names())}")
+    pl.add_argument("--trust-checkpoint", action="store_true", help=TRUST_HELP)
     pl.add_argument("--seed", type=int, default=0)
     pl.add_argument("--hands", type=int, default=None,
                     help="stop after this many hands (at least 1; default: until you quit)")
@@ -202,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--opponents", nargs=2, default=["expert", "expert"], metavar=("NEXT", "PREV"),
                     help="bot specs (random, greedy, expert, checkpoint:PATH)")
     sv.add_argument("--rules", default="huaihua", help=f"preset: {', '.join(preset_names())}")
+    sv.add_argument("--trust-checkpoint", action="store_true", help=TRUST_HELP)
     sv.set_defaults(func=cmd_serve)
     r = sub.add_parser("play-random", help="play one hand with random legal moves and print it")
     r.add_argument("--seed", type=int, default=0)
@@ -215,6 +229,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .play import play
 
     rules = get_rules(args.rules)
+    _trust_checkpoints(args)
     if args.hands is not None and args.hands < 1:
         raise ValueError(f"--hands must be at least 1 (or left out to play until you quit), "
                          f"got {args.hands}")
@@ -256,6 +271,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                          f"{e}") from None
     if not 0 < args.port < 65536:
         raise ValueError(f"--port must be 1..65535, got {args.port}")
+    _trust_checkpoints(args)
     run(host=args.host, port=args.port, opponents=tuple(args.opponents), rules=args.rules)
     return 0
 

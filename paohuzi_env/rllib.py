@@ -41,6 +41,8 @@ from .agents.base import Agent
 from .backend import game_class, resolve_backend
 from .engine import PlayerView
 from .observation import encode, obs_size
+from .protocol import GameProtocol
+from .reference import legal_mask
 from .rewards import REWARD_MODES, reward_of
 from .rules import Rules, as_rules
 
@@ -117,7 +119,7 @@ class PaohuziMultiAgentEnv(MultiAgentEnv):
         if self.reward_mode not in REWARD_MODES:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {self.reward_mode!r}")
         self.backend = resolve_backend(config.get("backend"))
-        self._game_cls: Any = game_class(self.backend)
+        self._game_cls = game_class(self.backend)
         self._rng = np.random.default_rng(config.get("seed"))
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
@@ -128,19 +130,13 @@ class PaohuziMultiAgentEnv(MultiAgentEnv):
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self._action_space_of = {a: LegalDiscrete(NUM_ACTIONS, self, a) for a in AGENTS}
         self.action_spaces = {a: s for a, s in self._action_space_of.items()}
-        self.game: Any = None
+        self.game: Any = None  # a GameProtocol (either backend)
         self._acted: set[str] = set()
 
     def _obs(self, seat: int) -> dict[str, np.ndarray]:
         g = self.game
-        if self.backend == "fast":
-            obs, mask = g.observation(seat), g.action_mask(seat)
-        else:
-            obs = encode(g.view(seat))
-            mask = np.zeros(NUM_ACTIONS, np.int8)
-            if not g.done and g.current_player == seat:
-                mask[g.legal_actions()] = 1
-        return {"observations": obs, "action_mask": mask.astype(np.float32)}
+        assert g is not None
+        return {"observations": g.observation(seat), "action_mask": g.action_mask(seat).astype(np.float32)}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         """Deal a new hand (``seed``: the same seed, the same deal) and observe its first seat."""
@@ -254,8 +250,7 @@ class RLlibAgent(Agent):
 
     def _choose(self, obs: np.ndarray, legal: list[int]) -> int:
         torch = self._torch
-        mask = np.zeros(NUM_ACTIONS, np.float32)
-        mask[legal] = 1.0
+        mask = legal_mask(legal, dtype=np.float32)
         batch = {"obs": {"observations": torch.from_numpy(np.asarray(obs, np.float32))[None],
                          "action_mask": torch.from_numpy(mask)[None]}}
         with torch.no_grad():
@@ -265,10 +260,8 @@ class RLlibAgent(Agent):
     def act(self, view: PlayerView) -> int:
         return self._choose(encode(view), list(view.legal))
 
-    def act_game(self, game: Any, seat: int) -> int:
-        if hasattr(game, "observation"):  # the compiled core encodes the same floats
-            return self._choose(game.observation(seat), game.legal_actions())
-        return self.act(game.view(seat))
+    def act_game(self, game: GameProtocol, seat: int) -> int:
+        return self._choose(game.observation(seat), game.legal_actions())
 
 
 def load_rllib_agent(path: str, seed: Any = None, rules: str | Rules = "huaihua") -> RLlibAgent:

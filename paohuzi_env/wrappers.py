@@ -17,7 +17,7 @@ import numpy as np
 
 from .actions import NUM_ACTIONS
 from .aec_env import raw_env
-from .agents import Agent, ExpertAgent, GreedyAgent, make_agent
+from .agents import Agent, make_agent
 from .observation import obs_size
 from .rules import Rules
 
@@ -27,9 +27,6 @@ Policy = Callable[[dict[str, np.ndarray]], int]
 Opponent = Agent | str | Policy
 """An :class:`~paohuzi_env.agents.Agent`, an agent spec string, or a :data:`Policy`."""
 
-
-# The project's bots whose compiled port (paohuzi_env/_core/bots.cpp) decides identically.
-_COMPILED: dict[type, str] = {ExpertAgent: "expert_action", GreedyAgent: "greedy_action"}
 
 _ALLOWED = (
     "opponents must be an Agent, an agent spec string (e.g. 'expert', 'checkpoint:PATH'), a "
@@ -213,11 +210,9 @@ class SingleAgentEnv(gym.Env):
                 return obs["observation"], 0.0, False
             seat = env.possible_agents.index(agent)
             policy = self.opponents[0 if seat == (self.seat + 1) % 3 else 1]
-            compiled = _COMPILED.get(type(policy)) if env.backend == "fast" else None
-            if compiled is not None:  # the same bot, decided in C++
-                env.step(getattr(g, compiled)())
-            elif isinstance(policy, Agent):
-                env.step(policy.act_game(g, seat))  # act(view), or the search's act_game
+            if isinstance(policy, Agent):
+                # act(view); a bot with a compiled twin decides in C++ on the compiled core
+                env.step(policy.act_game(g, seat))
             else:
                 env.step(policy(env.observe(agent)))
 

@@ -189,3 +189,39 @@ except ValueError as e:
 def test_checkpoint_spec_without_a_file_fails_clearly(tmp_path):
     with pytest.raises(ValueError, match="does not exist|pip install -e '.\\[train\\]'"):
         make_agent(f"checkpoint:{tmp_path / 'missing.pt'}")
+
+
+def test_a_bot_picks_its_compiled_twin_itself():
+    """ExpertAgent / GreedyAgent.act_game ask their compiled twin on the compiled core (the same
+    choice as act(view)); a subclass that changes the bot is asked itself, never the twin; on the
+    reference engine act(view) decides."""
+    from paohuzi_env import fast
+    from paohuzi_env.agents import decide
+    from paohuzi_env.reference import ReferenceGame
+
+    if not fast.available():
+        pytest.skip("the compiled core is not built")
+
+    class Stubborn(ExpertAgent):
+        def act(self, view):
+            return max(view.legal)
+
+    calls = []
+
+    class Counted(fast.Game):
+        __slots__ = ()
+
+        def expert_action(self):
+            calls.append(1)
+            return super().expert_action()
+
+    for cls in (Counted, ReferenceGame):
+        g = cls("huaihua", seed=12)
+        expert, greedy, stubborn = ExpertAgent(0), GreedyAgent(0), Stubborn(0)
+        while not g.done:
+            s = g.current_player
+            v = g.view(s)
+            assert decide(expert, g, s) == expert(v) and decide(greedy, g, s) == greedy(v)
+            assert decide(stubborn, g, s) == max(v.legal)
+            g.step(expert(v))
+    assert calls  # the twin answered on the compiled core

@@ -11,7 +11,7 @@ ray = pytest.importorskip("ray")
 from training.checkpoint import load_checkpoint  # noqa: E402
 from training.config import make_config  # noqa: E402
 from training.ppo import main, train  # noqa: E402
-from training.ray_workers import RayWorkers  # noqa: E402
+from training.workers import RayWorkers  # noqa: E402
 
 
 def _tiny(**kw):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -26,6 +27,12 @@ from training.ppo import train  # noqa: E402
 from training.rollout import Rollout, hand_reward  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _reference(cfg):
+    """The same config on the reference engine (these tests check the Python rollout; the
+    compiled core's are in tests/test_vector_rollout.py)."""
+    return dataclasses.replace(cfg, backend="python")
 
 
 def _tiny(**kw):
@@ -112,7 +119,7 @@ def test_checkpoint_errors_are_clear(tmp_path):
     save_checkpoint(good, {"rules": {"name": "classic", "overrides": {}}, "config": {}})
     with pytest.raises(ValueError, match="trained under rules 'classic'"):
         load_checkpoint(good, rules_name="huaihua")
-    data = torch.load(good, weights_only=False)
+    data = torch.load(good, weights_only=True)
     data["obs_version"] = "paohuzi-obs-v0"
     torch.save(data, good)
     with pytest.raises(ValueError, match="observation"):
@@ -172,7 +179,7 @@ def test_masked_policy_never_picks_illegal_actions_and_entropy_is_over_legal():
 
 def test_rollout_transitions_and_rewards():
     cfg = _tiny(opponent_self=1.0, opponent_snapshots=0.0, opponent_bots={"greedy": 0.0})
-    roll = Rollout(cfg, np.random.SeedSequence(0))
+    roll = Rollout(_reference(cfg), np.random.SeedSequence(0))
     batch = roll.collect(200)
     n = len(batch["action"])
     assert n >= 200
@@ -228,7 +235,7 @@ def test_prior_config_is_validated_and_trains(tmp_path, monkeypatch):
     assert bold_agent.model.prior_weight == 9.0 and agent.model.prior_weight == 4.0
     with pytest.raises(ValueError, match="prior-weight must be >= 0"):
         export_policy(final, tmp_path / "neg.pt", prior_weight=-1.0)
-    roll = Rollout(cfg, np.random.SeedSequence(1))
+    roll = Rollout(_reference(cfg), np.random.SeedSequence(1))
     batch = roll.collect(100)
     n = len(batch["action"])
     assert batch["mask"][np.arange(n), batch["prior"]].all()  # the prior's choices are legal
@@ -241,8 +248,9 @@ def test_duplicate_deal_baseline_cancels_the_deal():
         make_config({"reward_baseline": "expert", "reward": "win"})
     kw = dict(prior="expert", prior_weight=60.0, reward="score", gae_lambda=1.0,
               opponent_self=0.5, opponent_snapshots=0.0, opponent_bots={"expert": 0.5})
-    base = Rollout(_tiny(reward_baseline="expert", **kw), np.random.SeedSequence(4)).collect(150)
-    raw = Rollout(_tiny(**kw), np.random.SeedSequence(4)).collect(150)
+    base = Rollout(_reference(_tiny(reward_baseline="expert", **kw)),
+                   np.random.SeedSequence(4)).collect(150)
+    raw = Rollout(_reference(_tiny(**kw)), np.random.SeedSequence(4)).collect(150)
     assert base["stats"]["hands"] > 3
     assert np.array_equal(base["action"], raw["action"])  # same deals, same (expert) play
     assert np.allclose(base["ret"] - base["value"], base["adv"])
@@ -257,7 +265,7 @@ def test_rollout_advantages_are_zero_on_the_prior_and_duplicate_playouts_elsewhe
         make_config({"advantage": "rollout"})
     cfg = _tiny(prior="expert", prior_weight=1.0, advantage="rollout", reward="score",
                 opponent_self=1.0, opponent_snapshots=0.0, opponent_bots={"expert": 0.0})
-    batch = Rollout(cfg, np.random.SeedSequence(2)).collect(120)
+    batch = Rollout(_reference(cfg), np.random.SeedSequence(2)).collect(120)
     follows = batch["action"] == batch["prior"]
     assert follows.any() and (~follows).any()
     assert (batch["adv"][follows] == 0).all()
@@ -280,7 +288,7 @@ def test_trainer_shares_the_env_reward_and_state():
     assert model.critic[0].in_features == 763 + STATE_EXTRA_SIZE
     cfg = _tiny(central_critic=True, opponent_self=1.0, opponent_snapshots=0.0,
                 opponent_bots={"greedy": 0.0})
-    batch = Rollout(cfg, np.random.SeedSequence(3)).collect(100)
+    batch = Rollout(_reference(cfg), np.random.SeedSequence(3)).collect(100)
     assert batch["extra"].shape == (len(batch["action"]), STATE_EXTRA_SIZE)
     g = Game("huaihua", seed=4)
     assert state_extra(g, g.current_player).shape == (STATE_EXTRA_SIZE,)

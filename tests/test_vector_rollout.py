@@ -1,6 +1,6 @@
-"""Rollouts on the compiled core (training.vector_rollout): the batches the trainer learns from,
-checked as the reference Rollout's are (tests/test_training.py), and the core's duplicate
-rollouts against the Python ones."""
+"""Rollouts on the compiled core (training.rollout.Rollout over fast.VectorGame): the batches the
+trainer learns from, checked as on the reference engine (tests/test_training.py), and the core's
+duplicate rollouts against the Python ones."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ pytest.importorskip("torch")
 from paohuzi_env import fast  # noqa: E402
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.engine import Game  # noqa: E402
+from paohuzi_env.reference import ReferenceVectorGame  # noqa: E402
 from training.config import make_config  # noqa: E402
-from training.rollout import Rollout, prior_playout  # noqa: E402
-from training.vector_rollout import VectorRollout, make_rollout  # noqa: E402
+from training.rollout import Rollout, make_rollout, prior_playout  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="the compiled core is not built")
 
 
 def _cfg(**kw):
-    values = dict(run_name="v", total_steps=600, workers=1, games_per_worker=8,
+    values = dict(run_name="v", backend="fast", total_steps=600, workers=1, games_per_worker=8,
                   steps_per_worker=200, hidden=32, minibatch_size=128, update_epochs=1,
                   opponent_bots={"greedy": 0.3}, eval_every=0, final_eval_deals=0)
     values.update(kw)
@@ -28,8 +28,13 @@ def _cfg(**kw):
 
 
 def test_make_rollout_follows_the_backend():
-    assert isinstance(make_rollout(_cfg(), np.random.SeedSequence(0)), VectorRollout)
-    assert isinstance(make_rollout(_cfg(backend="python"), np.random.SeedSequence(0)), Rollout)
+    fast_roll = make_rollout(_cfg(backend="auto"), np.random.SeedSequence(0))
+    ref_roll = make_rollout(_cfg(backend="python"), np.random.SeedSequence(0))
+    assert (fast_roll.backend, ref_roll.backend) == ("fast", "python")
+    fast_roll.collect(10)
+    ref_roll.collect(10)
+    assert isinstance(fast_roll.vg, fast.VectorGame)
+    assert isinstance(ref_roll.vg, ReferenceVectorGame)  # the same loop on the reference engine
     with pytest.raises(ValueError, match="backend"):
         make_config({"backend": "gpu"})
 
@@ -38,7 +43,7 @@ def test_make_rollout_follows_the_backend():
 def test_batches_have_exactly_the_asked_size_and_legal_actions(central):
     cfg = _cfg(central_critic=central, opponent_self=0.4, opponent_snapshots=0.2,
                opponent_bots={"greedy": 0.2, "expert": 0.2, "random": 0.2})
-    roll = VectorRollout(cfg, np.random.SeedSequence(5))
+    roll = Rollout(cfg, np.random.SeedSequence(5))
     roll.set_weights(roll.model.state_dict(), [roll.model.state_dict()], [1.0])
     seen_opponents = set()
     carried = None
@@ -66,7 +71,7 @@ def test_monte_carlo_returns_end_in_the_hand_reward():
     network against two experts; random-ish self-play mostly ends in 荒庄, 0 points)."""
     cfg = _cfg(reward="score", gae_lambda=1.0, opponent_self=0.0, opponent_snapshots=0.0,
                opponent_bots={"expert": 1.0})
-    b = VectorRollout(cfg, np.random.SeedSequence(1)).collect(300)
+    b = Rollout(cfg, np.random.SeedSequence(1)).collect(300)
     assert np.abs(b["ret"] - np.round(b["ret"])).max() < 1e-4
     assert (np.abs(b["ret"]) > 0.5).any()
 
@@ -76,8 +81,8 @@ def test_duplicate_deal_baseline_cancels_the_deal():
     same deal: every return against the all-expert baseline is 0; raw points are not."""
     kw = dict(prior="expert", prior_weight=60.0, reward="score", gae_lambda=1.0,
               opponent_self=0.5, opponent_snapshots=0.0, opponent_bots={"expert": 0.5})
-    base = VectorRollout(_cfg(reward_baseline="expert", **kw), np.random.SeedSequence(4)).collect(150)
-    raw = VectorRollout(_cfg(**kw), np.random.SeedSequence(4)).collect(150)
+    base = Rollout(_cfg(reward_baseline="expert", **kw), np.random.SeedSequence(4)).collect(150)
+    raw = Rollout(_cfg(**kw), np.random.SeedSequence(4)).collect(150)
     assert base["stats"]["hands"] > 3
     assert np.array_equal(base["action"], base["prior"])  # the prior's choices, always
     assert np.array_equal(base["action"], raw["action"])  # same deals, same (expert) play
@@ -88,7 +93,7 @@ def test_duplicate_deal_baseline_cancels_the_deal():
 def test_rollout_advantages_are_zero_on_the_prior_and_duplicate_playouts_elsewhere():
     cfg = _cfg(prior="expert", prior_weight=1.0, advantage="rollout", reward="score",
                opponent_self=1.0, opponent_snapshots=0.0, opponent_bots={"expert": 0.0})
-    b = VectorRollout(cfg, np.random.SeedSequence(2)).collect(150)
+    b = Rollout(cfg, np.random.SeedSequence(2)).collect(150)
     follows = b["action"] == b["prior"]
     assert follows.any() and (~follows).any()
     assert (b["adv"][follows] == 0).all()
@@ -140,7 +145,7 @@ def test_snapshots_of_a_residual_network_play_on_top_of_the_prior():
     cfg = _cfg(prior="expert", prior_weight=60.0, reward="score", gae_lambda=1.0,
                reward_baseline="expert", opponent_self=0.0, opponent_snapshots=1.0,
                opponent_bots={})
-    roll = VectorRollout(cfg, np.random.SeedSequence(6))
+    roll = Rollout(cfg, np.random.SeedSequence(6))
     roll.set_weights(roll.model.state_dict(), [roll.model.state_dict()], [1.0])
     b = roll.collect(150)
     assert set(b["stats"]["by_opponent"]) == {"snap:0"}

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
+
+if TYPE_CHECKING:
+    from paohuzi_env.rules import Rules
 
 
 @dataclass
@@ -132,10 +136,18 @@ class PPOConfig:
     :mod:`training.vector_rollout`), ``python`` (the reference engine,
     :mod:`training.rollout`), or ``auto``: fast when the core is built."""
     ray: str = ""
-    """Rollout workers as Ray actors (:mod:`training.ray_workers`; ``paohuzi-train --ray
+    """Rollout workers as Ray actors (:mod:`training.workers`; ``paohuzi-train --ray
     [ADDRESS]``): ``""`` (off: local processes), ``local`` (start a Ray instance on this
     machine), or a cluster address (``auto``, ``ray://host:10001``). ``workers`` actors (0: one
     per CPU of the cluster); the learner stays in this process."""
+
+    @functools.cached_property
+    def resolved_rules(self) -> Rules:
+        """The :class:`~paohuzi_env.rules.Rules` of ``rules`` with ``rules_overrides``, resolved
+        once (on first use; :func:`validate` does it, so a bad override fails at load time)."""
+        from paohuzi_env.rules import get_rules
+
+        return get_rules(self.rules, **self.rules_overrides)
 
 
 def config_fields() -> list[str]:
@@ -188,9 +200,8 @@ def make_config(values: dict[str, Any]) -> PPOConfig:
 def validate(cfg: PPOConfig) -> None:
     """Range checks with messages that say what is allowed."""
     from paohuzi_env.rewards import REWARD_MODES
-    from paohuzi_env.rules import get_rules
 
-    get_rules(cfg.rules, **cfg.rules_overrides)
+    cfg.resolved_rules  # noqa: B018 - resolves (and checks) the rules once
     if cfg.reward not in REWARD_MODES:
         raise ValueError(f"config 'reward' must be one of {', '.join(REWARD_MODES)}, got {cfg.reward!r}")
     if cfg.torch_threads < 0:

@@ -59,10 +59,6 @@ def _seed_of(seed: int, *keys: int) -> np.random.SeedSequence:
     return np.random.SeedSequence([seed, *keys])
 
 
-# Bots whose compiled port decides identically (paohuzi_env/_core/bots.cpp): on the fast
-# backend they are asked in C++, with no PlayerView built.
-_COMPILED = {"expert": "expert_action", "greedy": "greedy_action"}
-
 
 def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, rules,
               backend: str = "python") -> list[GameRow]:
@@ -73,12 +69,11 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
     rows = []
     for rot in range(3):
         game = game_cls(rules, deck=base.deck, dealer=base.dealer)
-        specs, agents = _seat_agents(candidate, opponents, deal, rot, seed, rules, backend)
+        specs, agents = _seat_agents(candidate, opponents, deal, rot, seed, rules)
         while not game.done:
             s = game.current_player
             assert s is not None
-            agent = agents[s]
-            game.step(getattr(game, agent)() if isinstance(agent, str) else decide(agent, game, s))
+            game.step(decide(agents[s], game, s))  # a bot's compiled twin is the agent's choice
         r = game.result
         assert r is not None
         rows.append(GameRow(deal, rot, r.scores[rot], r.winner == rot, r.winner is not None,
@@ -89,34 +84,25 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
 def _probs_and_action(agent: Any, game: Any, seat: int) -> tuple[int, dict[str, float] | None]:
     """The agent's action and, for a greedy policy network (``checkpoint:``), its action
     probabilities over the legal actions (the same forward pass ``PolicyAgent.act`` makes)."""
-    model = getattr(agent, "model", None)
-    if model is None or not hasattr(model, "masked_logits") or getattr(agent, "sample", True):
+    if getattr(agent, "model", None) is None or getattr(agent, "sample", True):
+        return decide(agent, game, seat), None
+    from .policy import PolicyAgent  # torch is loaded: the agent holds a network
+
+    if not isinstance(agent, PolicyAgent):
         return decide(agent, game, seat), None
     view = game.view(seat)
-    import torch
-
-    from paohuzi_env.actions import NUM_ACTIONS
-    from paohuzi_env.observation import encode
-
-    with torch.no_grad():
-        obs = torch.from_numpy(encode(view)).unsqueeze(0)
-        mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
-        mask[0, list(view.legal)] = True
-        prior = None if agent.prior is None else torch.tensor([agent.prior(view)])
-        logits = model.masked_logits(obs, mask, prior)[0]
-        p = torch.softmax(logits, -1)
-    return int(torch.argmax(logits)), {str(a): float(p[a]) for a in view.legal}
+    logits = agent.logits(view)
+    p = logits.softmax(-1)
+    return int(logits.argmax()), {str(a): float(p[a]) for a in view.legal}
 
 
 def _seat_agents(candidate: str, opponents: Sequence[str], deal: int, rot: int, seed: int,
-                 rules, backend: str) -> tuple[dict[int, str], dict[int, Any]]:
+                 rules) -> tuple[dict[int, str], dict[int, Any]]:
     """The specs and agents of each seat when the candidate sits in seat ``rot`` of ``deal``
-    (a compiled bot's method name on the fast backend, else an agent seeded by (seed, deal,
-    rotation, seat)): one function, so a recorded game replays the evaluated one move for move."""
+    (each seeded by (seed, deal, rotation, seat)): one function, so a recorded game replays the
+    evaluated one move for move."""
     specs = {rot: candidate, (rot + 1) % 3: opponents[0], (rot + 2) % 3: opponents[1]}
-    fast = backend == "fast"
-    agents = {s: (_COMPILED[specs[s]] if fast and specs[s] in _COMPILED else
-                  make_agent(specs[s], seed=_seed_of(seed, deal, rot, s), rules=rules))
+    agents = {s: make_agent(specs[s], seed=_seed_of(seed, deal, rot, s), rules=rules)
               for s in range(3)}
     return specs, agents
 
@@ -129,16 +115,12 @@ def record_game(candidate: str, opponents: Sequence[str], deal: int, rotation: i
     game_cls = game_class(backend)
     base = game_cls(rules, seed=_seed_of(seed, deal))
     game = game_cls(rules, deck=base.deck, dealer=base.dealer)
-    specs, agents = _seat_agents(candidate, opponents, deal, rotation, seed, rules, backend)
+    specs, agents = _seat_agents(candidate, opponents, deal, rotation, seed, rules)
     probs: list[dict[str, float] | None] = []
     while not game.done:
         s = game.current_player
         assert s is not None
-        agent = agents[s]
-        if isinstance(agent, str):
-            a, p = getattr(game, agent)(), None
-        else:
-            a, p = _probs_and_action(agent, game, s)
+        a, p = _probs_and_action(agents[s], game, s)
         probs.append(p)
         game.step(a)
     rec = game.record()
@@ -249,7 +231,8 @@ def summarise(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str],
 
 def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals: int = 1000,
              seed: int = 0, rules="huaihua", workers: int | None = None,
-             progress: bool = True, mp_context: str = "fork", backend: str | None = None) -> dict:
+             progress: bool = True, mp_context: str = "fork", backend: str | None = None,
+             batched: bool = True) -> dict:
     """Duplicate-deal evaluation of ``candidate`` against ``opponents``.
 
     Args:
@@ -264,6 +247,8 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
             that already run torch threads, like the trainer).
         backend: ``auto`` (default: the compiled core when built), ``fast`` or ``python``; the
             numbers do not depend on it (:mod:`paohuzi_env.backend`).
+        batched: on the fast backend, play network agents over a VectorGame with one forward
+            pass per tick (:mod:`training.batched_eval`); the numbers do not depend on it.
 
     Returns:
         The summary dict of :func:`summarise`, plus ``rows`` (per game).
@@ -281,6 +266,12 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
     workers = workers or os.cpu_count() or 1
     chunk = max(1, min(25, deals // (4 * workers) or 1))
     backend = resolve_backend(backend)
+    work = _work
+    if batched and backend == "fast":
+        from . import batched_eval
+
+        if batched_eval.wanted([candidate, *opponents], rules):
+            work, chunk = batched_eval.work, batched_eval.chunk_size(deals, workers)
     jobs = [(candidate, opponents, list(range(i, min(deals, i + chunk))), seed, rules, backend)
             for i in range(0, deals, chunk)]
     start = time.perf_counter()
@@ -293,12 +284,12 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
                    file=sys.stderr, leave=False)
     if workers == 1:
         for job in jobs:
-            rows.extend(_work(job))
+            rows.extend(work(job))
             if bar:
                 bar.update(len(job[2]))
     else:
         with get_context(mp_context).Pool(workers) as pool:
-            for part in pool.imap(_work, jobs):
+            for part in pool.imap(work, jobs):
                 rows.extend(part)
                 if bar:
                     bar.update(len(part) // 3)
@@ -429,11 +420,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backend", choices=BACKENDS, default=None,
                    help="engine: auto (default, or $PAOHUZI_BACKEND: the compiled core when built), "
                         "fast or python; the numbers do not depend on it")
+    p.add_argument("--per-decision", action="store_true",
+                   help="ask network agents one decision at a time (default: batched over hands)")
     p.add_argument("--save-records", nargs=2, metavar=("DIR", "N"),
                    help="save N of the games as hand records in DIR (paohuzi replay FILE --html OUT)")
     p.add_argument("--save-which", choices=SAVE_WHICH, default="first",
                    help="which games --save-records saves: the first, or the candidate's worst or best")
+    p.add_argument("--trust-checkpoint", action="store_true",
+                   help="load checkpoint:PATH files even if they need arbitrary pickled objects "
+                        "(can run code: only for files you made)")
     a = p.parse_args(argv)
+    if a.trust_checkpoint:
+        from .checkpoint import trust_checkpoints
+
+        trust_checkpoints()  # this process and its workers
     if a.save_records and a.league:
         p.error("--save-records saves games of one candidate; it does not go with --league")
     if a.plot and not a.league:
@@ -466,7 +466,8 @@ def main(argv: list[str] | None = None) -> int:
                 if n_save < 1:
                     raise ValueError(f"--save-records DIR N: N must be at least 1, got {n_save}")
             res = evaluate(a.candidate, opp, deals=a.deals, seed=a.seed, rules=rules,
-                           workers=a.workers, progress=not a.no_progress, backend=a.backend)
+                           workers=a.workers, progress=not a.no_progress, backend=a.backend,
+                           batched=not a.per_decision)
             rows = res.pop("rows")
             if a.save_records:
                 paths = save_records(rows, a.candidate, opp, a.save_records[0], n_save,

@@ -97,6 +97,8 @@ def _get(cfg, key: str, default: Any = None) -> Any:
 def rules_for(cfg) -> Rules:
     """The rules a config trains under: its ``rules`` preset with its ``rules_overrides``
     (``cfg``: a :class:`PPOConfig` or its dict, as stored in checkpoints)."""
+    if not isinstance(cfg, dict):
+        return cfg.resolved_rules  # resolved once on the config
     return get_rules(str(_get(cfg, "rules", "huaihua")), **(_get(cfg, "rules_overrides") or {}))
 
 

@@ -15,6 +15,7 @@ from paohuzi_env.agents import make_agent
 from paohuzi_env.agents.base import Agent
 from paohuzi_env.engine import PlayerView
 from paohuzi_env.observation import encode, obs_size, obs_version
+from paohuzi_env.reference import legal_mask
 from paohuzi_env.rules import as_rules
 
 from .checkpoint import load_checkpoint
@@ -59,19 +60,23 @@ class PolicyAgent(Agent):
             model.prior, seed=int(self.rng.integers(2**63)), rules=rules)
 
     @torch.no_grad()
-    def act(self, view: PlayerView) -> int:
+    def logits(self, view: PlayerView) -> torch.Tensor:
+        """The network's masked logits (61) at ``view``: the one play-time forward pass (the
+        prior bot asked first when the network was trained on one)."""
         obs = torch.from_numpy(encode(view)).unsqueeze(0)
-        mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
-        mask[0, list(view.legal)] = True
+        mask = torch.from_numpy(legal_mask(view.legal, dtype=np.bool_)).unsqueeze(0)
         prior = None if self.prior is None else torch.tensor([self.prior(view)])
-        logits = self.model.masked_logits(obs, mask, prior)[0]
+        return self.model.masked_logits(obs, mask, prior)[0]
+
+    def act(self, view: PlayerView) -> int:
+        logits = self.logits(view)
         if not self.sample:
             return int(torch.argmax(logits))
         p = torch.softmax(logits, -1).numpy().astype(np.float64)
         return int(self.rng.choice(NUM_ACTIONS, p=p / p.sum()))
 
 
-def load_checkpoint_agent(path: str, seed=None, rules="huaihua") -> PolicyAgent:
+def load_checkpoint_agent(path: str, seed=None, rules="huaihua", trust: bool | None = None) -> PolicyAgent:
     """The agent of a checkpoint; it must have been trained under ``rules``' preset.
 
     The ``checkpoint`` spec factory: ``make_agent("checkpoint:PATH", seed, rules)`` calls
@@ -81,6 +86,6 @@ def load_checkpoint_agent(path: str, seed=None, rules="huaihua") -> PolicyAgent:
         ValueError: if the checkpoint is missing, corrupt or made for other rules (another
             preset, or another observation version).
     """
-    data = load_checkpoint(path, rules=rules)
+    data = load_checkpoint(path, rules=rules, trust=trust)  # trust: see load_checkpoint
     torch.set_num_threads(1)
     return PolicyAgent(model_from_checkpoint(data), seed, rules=rules)

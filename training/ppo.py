@@ -2,11 +2,19 @@
 
 ``paohuzi-train --config configs/ppo.yaml [key=value ...] [--resume PATH]``
 
-One network plays every seat from the seat-relative observation. Rollout workers (default: one
-per core) step many hands at once; the main process runs the PPO update, evaluates through the
-duplicate-deal harness, logs to TensorBoard (``runs/<run>``) and writes atomic checkpoints to
-``checkpoints/<run>/`` (``latest.pt`` and ``final.pt``). ``--resume`` continues a killed run from
-its last checkpoint.
+One network plays every seat from the seat-relative observation. Read top to bottom: the config
+(:mod:`training.config`; what a resumed run may change), the loop (:func:`train`: rollout
+workers collect a batch, the update learns from it, then logging, snapshots, checkpoints and
+evaluation), the update (:func:`ppo_update`). The pieces live in modules of their own: the
+rollouts (:mod:`training.rollout`, one loop over either engine), the workers, local processes
+or Ray actors (:mod:`training.workers`), the batches and GAE (:mod:`training.batch`), the
+snapshot league (:mod:`training.league`), behaviour cloning (:mod:`training.bc`) and the network
+(:mod:`training.model`).
+
+Rollout workers (default: one per core) step many hands at once; the main process runs the PPO
+update, evaluates through the duplicate-deal harness, logs to TensorBoard (``runs/<run>``) and
+writes atomic checkpoints to ``checkpoints/<run>/`` (``latest.pt`` and ``final.pt``).
+``--resume`` continues a killed run from its last checkpoint.
 """
 
 from __future__ import annotations
@@ -17,24 +25,23 @@ import os
 import signal
 import sys
 import time
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from paohuzi_env.actions import NUM_ACTIONS
-from paohuzi_env.agents import make_agent
-from paohuzi_env.engine import Game
-from paohuzi_env.observation import encode, obs_size
-from paohuzi_env.rules import get_rules
+from paohuzi_env.backend import resolve_backend, vector_game_class
 
+from .batch import merge
+from .bc import behaviour_clone
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import PPOConfig, load_config, to_dict
+from .league import League, frozen_state
 from .model import model_for
-from .rollout import BATCH_KEYS, Rollout, worker_main
-from .vector_rollout import VectorRollout, make_rollout
+from .workers import make_workers
+
+# ---------------------------------------------------------------------- config
 
 RESUME_MAY_CHANGE = frozenset({
     "total_steps", "workers", "eval_every", "eval_deals", "eval_opponents", "final_eval_deals",
@@ -52,81 +59,286 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-class Workers:
-    """Rollout workers: subprocesses, or the main process itself when there is one."""
+def _resume_state(resume: str, cfg: PPOConfig, log, trust: bool | None = None) -> dict:
+    """The checkpoint to continue from, checked against the config (only
+    :data:`RESUME_MAY_CHANGE` may differ)."""
+    data = load_checkpoint(resume, rules=cfg.resolved_rules, trust=trust)
+    if data.get("policy_only"):
+        raise ValueError(f"{resume} is a play-only export; resume from the run's latest.pt")
+    saved, given = data["config"], to_dict(cfg)
+    diff = sorted(k for k in set(saved) | set(given) if saved.get(k) != given.get(k))
+    fixed = [k for k in diff if k not in RESUME_MAY_CHANGE]
+    if fixed:
+        raise ValueError(
+            f"cannot resume {resume} with a different {fixed}: a run keeps its config; "
+            f"only {sorted(RESUME_MAY_CHANGE)} may change on resume"
+        )
+    if diff:
+        log(f"resuming with changed {diff}")
+    return data
 
-    def __init__(self, cfg: PPOConfig, n: int, rng_states=None) -> None:
-        self.n = n
-        self.cfg = cfg
-        entropies = [[cfg.seed, 1000 + i] for i in range(n)]
-        self.local: Rollout | VectorRollout | None = None
-        self.procs: list[Any] = []
-        self.pending: tuple | None = None  # the request not yet received
-        if n == 1:
-            self.local = make_rollout(cfg, np.random.SeedSequence(entropies[0]))
-            if rng_states:
-                self.local.rng.bit_generator.state = rng_states[0]
-            return
-        ctx = get_context("spawn")
-        self.conns, self.procs = [], []
-        for i in range(n):
-            parent, child = ctx.Pipe()
-            p = ctx.Process(target=worker_main, daemon=True,
-                            args=(to_dict(cfg), entropies[i], child,
-                                  rng_states[i] if rng_states else None))
-            p.start()
-            self.conns.append(parent)
-            self.procs.append(p)
-        for i, c in enumerate(self.conns):  # start-up (imports, tables) is not an iteration's
-            self._recv(i)
 
-    def collect(self, state_dict, snapshots, weights, steps: int) -> list[dict]:
-        self.request(state_dict, snapshots, weights, steps)
-        return self.receive()
+# ---------------------------------------------------------------------- the loop
 
-    def request(self, state_dict, snapshots, weights, steps: int) -> None:
-        """Ask every worker for a batch (worker processes start on it at once)."""
-        self.pending = (state_dict, snapshots, weights, steps)
-        if self.local is None:
-            for c in self.conns:
-                c.send(("collect", state_dict, snapshots, weights, steps))
 
-    def receive(self) -> list[dict]:
-        """The batches of the last :meth:`request`."""
-        assert self.pending is not None, "receive() without a request()"
-        state_dict, snapshots, weights, steps = self.pending
-        self.pending = None
-        if self.local is not None:
-            self.local.set_weights(state_dict, snapshots, weights)
-            return [self.local.collect(steps)]
-        return [self._recv(i) for i in range(self.n)]
+def _log(*args: Any) -> None:
+    """print, flushed (a log redirected to a file shows each line as it happens)."""
+    print(*args, flush=True)
 
-    def _recv(self, i: int) -> Any:
-        """Worker ``i``'s next message; a worker that died is a clear error, not a pipe's."""
+
+def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | None = None) -> Path:
+    """Train; returns the path of the final checkpoint. ``trust``: load ``resume`` even if it
+    needs pickled objects (:func:`training.checkpoint.load_checkpoint`)."""
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    rules = cfg.resolved_rules
+    device = resolve_device(cfg.device)
+    run = f"{cfg.run_name}__{cfg.seed}"
+    ckpt_dir = Path("checkpoints") / run
+    ckpt_path = ckpt_dir / "latest.pt"
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 1]))
+    model = model_for(cfg).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    global_step, iteration, t_train = 0, 0, 0.0
+    league = League(cfg)
+    worker_states = None
+    eval_history: list[dict] = []
+    iteration_seconds: list[float] = []  # wall time of each iteration (training.bench reads it)
+    if resume:
+        data = _resume_state(resume, cfg, log, trust)
+        model.load_state_dict(data["model"])
+        optimizer.load_state_dict(data["optimizer"])
+        global_step, iteration = data["global_step"], data["iteration"]
+        t_train = data.get("train_seconds", 0.0)
+        league = League(cfg, data["snapshots"], data["snapshot_ema"])
+        rng.bit_generator.state = data["rng_state"]
+        torch.set_rng_state(data["torch_rng_state"])
+        worker_states = data["worker_rng_states"]
+        eval_history = data.get("eval_history", [])
+        log(f"resumed {resume} at step {global_step} (iteration {iteration})")
+    if cfg.ray:
+        from .workers import connect
+
+        ray_cpus = connect(cfg.ray, log)  # joins (or starts) Ray before the actors are made
+        n_workers = cfg.workers or ray_cpus
+    else:
+        n_workers = cfg.workers or os.cpu_count() or 1
+    if worker_states is not None and len(worker_states) != n_workers:
+        worker_states = None  # a different worker count: fresh worker generators
+    writer = SummaryWriter(f"runs/{run}")
+    writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
+        f"|{k}|{v}|" for k, v in to_dict(cfg).items()))
+
+    def save(path: Path, states) -> None:
+        save_checkpoint(path, {
+            "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+            "config": to_dict(cfg), "rules": {"name": rules.name, "overrides": rules.overrides()},
+            "global_step": global_step, "iteration": iteration, "train_seconds": t_train,
+            "snapshots": league.snapshots, "snapshot_ema": league.ema,
+            "rng_state": rng.bit_generator.state, "torch_rng_state": torch.get_rng_state(),
+            "worker_rng_states": states, "eval_history": eval_history,
+            "iteration_seconds": iteration_seconds[-1000:],
+        })
+
+    vg_cls = vector_game_class(cfg.backend)
+    per_iter = n_workers * cfg.steps_per_worker
+    log(f"paohuzi-train: run {run} | rules {rules.name} | device {device} | torch threads "
+        f"{cfg.torch_threads or torch.get_num_threads()} | {n_workers} rollout worker(s) on "
+        f"backend {resolve_backend(cfg.backend)} ({vg_cls.__module__}.{vg_cls.__name__})\n"
+        f"  {cfg.total_steps:,} learner decisions in iterations of {per_iter:,} "
+        f"({-(-max(0, cfg.total_steps - global_step) // per_iter)} to go); checkpoints: "
+        f"{ckpt_path} (every {cfg.save_every} iterations"
+        + (f" or {cfg.save_minutes:g} min" if cfg.save_minutes else "") + ")\n"
+        f"  TensorBoard: tensorboard --logdir runs   (this run: runs/{run})\n"
+        f"  the bar's ETA appears after the first iteration; Ctrl-C (or SIGTERM) saves "
+        f"{ckpt_path.name} and stops; resume with --resume {ckpt_path}")
+    if cfg.bc_steps and global_step == 0 and not resume:
+        behaviour_clone(model, optimizer, cfg, device, rng, log)
+    if cfg.torch_threads:  # the PPO loop's update (behaviour cloning above used torch's default)
+        torch.set_num_threads(cfg.torch_threads)
+    log(f"starting {n_workers} rollout worker(s)" + (" as Ray actors" if cfg.ray else "") + "...")
+    workers = make_workers(cfg, n_workers, worker_states, log=log)
+    bar = tqdm(total=cfg.total_steps, initial=min(global_step, cfg.total_steps),
+               desc=run, unit="step", file=sys.stderr, dynamic_ncols=True)
+    latest_eval = ""
+    states = worker_states
+    stop = _StopFlag(log)
+    last_save = time.monotonic()
+    try:
+        def ask(it: int) -> None:
+            """Request the batch of iteration ``it`` with the current weights (the snapshot pool
+            is sent when it changed, and after a resume)."""
+            nonlocal worker_states
+            send_snaps = league.snapshots if it == 0 or it % cfg.snapshot_every == 0 \
+                or worker_states is not None else None
+            worker_states = None
+            workers.request(frozen_state(model), send_snaps, league.weights(), cfg.steps_per_worker)
+
+        while global_step < cfg.total_steps and not stop.requested:
+            t0 = time.perf_counter()
+            if cfg.anneal_lr:
+                frac = 1.0 - global_step / cfg.total_steps
+                optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+            # 1. rollouts
+            if workers.pending is None:
+                ask(iteration)
+            batches = workers.receive()
+            t_roll = time.perf_counter() - t0
+            states = [b["rng_state"] for b in batches]
+            batch = merge(batches)
+            n = len(batch["action"])
+            if (cfg.overlap and workers.local is None and global_step + n < cfg.total_steps
+                    and not stop.requested):
+                ask(iteration + 1)  # collected while this batch trains: one iteration of lag
+            # 2. the update
+            t1 = time.perf_counter()
+            stats = ppo_update(model, optimizer, batch, cfg, device, rng)
+            t_upd = time.perf_counter() - t1
+            global_step += n
+            iteration += 1
+            dt = time.perf_counter() - t0
+            t_train += dt
+            iteration_seconds.append(dt)
+            # 3. logging, the league, checkpoints, evaluation
+            by_opp = _log_iteration(writer, global_step, batches, stats, n, dt, t_roll, t_upd,
+                                    optimizer.param_groups[0]["lr"])
+            league.record(by_opp)
+            league.after_iteration(model, iteration)
+            bar.update(n)
+            bar.set_postfix_str(f"SPS {n / dt:.0f} {latest_eval}")
+            final = global_step >= cfg.total_steps
+            due = cfg.save_minutes and time.monotonic() - last_save >= 60 * cfg.save_minutes
+            if iteration % cfg.save_every == 0 or final or due or stop.requested:
+                save(ckpt_path, states)
+                last_save = time.monotonic()
+            if stop.requested:
+                break
+            if cfg.eval_every and (iteration % cfg.eval_every == 0) and not final:
+                save(ckpt_path, states)
+                res = evaluate_checkpoint(ckpt_path, cfg, cfg.eval_opponents, cfg.eval_deals,
+                                          n_workers)
+                parts = []
+                for opp, r in res.items():
+                    writer.add_scalar(f"eval/{opp}/mean_points", r["mean_points"], global_step)
+                    writer.add_scalar(f"eval/{opp}/ci_low", r["ci95"][0], global_step)
+                    writer.add_scalar(f"eval/{opp}/ci_high", r["ci95"][1], global_step)
+                    writer.add_scalar(f"eval/{opp}/win_rate", r["win_rate"], global_step)
+                    parts.append(f"{opp} {r['mean_points']:+.2f}")
+                eval_history.append({"step": global_step, **_eval_summary(res)})
+                latest_eval = "eval " + " ".join(parts)
+                save(ckpt_path, states)
+    finally:
+        stop.restore()
+        workers.close()
+        bar.close()
+    if stop.requested and global_step < cfg.total_steps:
+        writer.close()
+        log(f"stopped by {stop.requested} at step {global_step:,} (iteration {iteration}); "
+            f"saved {ckpt_path}. Continue with: paohuzi-train --config <the same config> "
+            f"--resume {ckpt_path}")
+        return ckpt_path
+    final_path = ckpt_dir / "final.pt"
+    save(final_path, states)
+    if cfg.final_eval_deals:
+        res = evaluate_checkpoint(final_path, cfg, ["random", "greedy", "expert"],
+                                  cfg.final_eval_deals, n_workers, records=ckpt_dir / "records")
+        from .evaluate import print_table
+
+        print_table(list(res.values()))
+        eval_history.append({"step": global_step, "final": True, **_eval_summary(res)})
+        save(final_path, states)
+        (ckpt_dir / "final_eval.json").write_text(json.dumps(res, indent=2, ensure_ascii=False))
+    writer.close()
+    log(f"final checkpoint: {final_path} ({global_step} steps, {t_train:.0f} s, "
+        f"{global_step / max(t_train, 1e-9):.0f} steps/s)")
+    return final_path
+
+
+def _log_iteration(writer, step: int, batches: list[dict], stats: dict, n: int, dt: float,
+                   t_roll: float, t_upd: float, lr: float) -> dict[str, list]:
+    """TensorBoard scalars of one iteration; returns the learner's points and hands against
+    each opponent kind (for the league)."""
+    by_opp: dict[str, list] = {}
+    for b in batches:
+        for k, (pts, cnt) in b["stats"]["by_opponent"].items():
+            acc = by_opp.setdefault(k, [0.0, 0])
+            acc[0] += pts
+            acc[1] += cnt
+    for k, (pts, cnt) in by_opp.items():
+        writer.add_scalar(f"charts/points_vs_{k.replace(':', '_')}", pts / cnt, step)
+    writer.add_scalar("charts/SPS", n / dt, step)
+    writer.add_scalar("charts/rollout_SPS", n / t_roll, step)
+    # the split of an iteration's wall time: rollouts (of which the workers' forward passes,
+    # averaged over workers), the PPO update, and the rest
+    t_inf = float(np.mean([b["stats"].get("seconds", {}).get("inference", 0.0) for b in batches]))
+    writer.add_scalar("time/rollout_s", t_roll, step)
+    writer.add_scalar("time/inference_s", t_inf, step)
+    writer.add_scalar("time/update_s", t_upd, step)
+    writer.add_scalar("time/other_s", max(0.0, dt - t_roll - t_upd), step)
+    writer.add_scalar("charts/learning_rate", lr, step)
+    writer.add_scalar("charts/invalid_actions", sum(b["stats"]["invalid_actions"] for b in batches), step)
+    writer.add_scalar("charts/hands", sum(b["stats"]["hands"] for b in batches), step)
+    for k, v in stats.items():
+        writer.add_scalar(f"losses/{k}", v, step)
+    return by_opp
+
+
+def _eval_summary(res: dict) -> dict:
+    return {o: {"mean_points": r["mean_points"], "ci95": r["ci95"], "win_rate": r["win_rate"]}
+            for o, r in res.items()}
+
+
+def evaluate_checkpoint(path: Path, cfg: PPOConfig, opponents, deals: int, workers: int,
+                        records: Path | None = None) -> dict:
+    """Duplicate-deal evaluation of a checkpoint against each opponent; with ``records``, the
+    ``cfg.save_records`` games it scored worst against each are saved there as hand records."""
+    from .evaluate import evaluate, save_records
+
+    rules = cfg.resolved_rules
+    out = {}
+    for opp in opponents:
+        res = evaluate(f"checkpoint:{path}", opp, deals=deals, seed=cfg.seed + 12345,
+                       rules=rules, workers=workers, progress=False, mp_context="spawn")
+        rows = res.pop("rows")
+        if records is not None and cfg.save_records:
+            save_records(rows, f"checkpoint:{path}", [opp, opp], records / f"vs-{opp}",
+                         cfg.save_records, which="worst", seed=cfg.seed + 12345, rules=rules)
+        out[opp] = res
+    return out
+
+
+class _StopFlag:
+    """SIGINT (Ctrl-C) and SIGTERM ask the training loop to stop: the iteration under way
+    finishes, ``latest.pt`` is written (atomically) and the run ends cleanly. A second Ctrl-C
+    stops at once (``KeyboardInterrupt``), keeping the last checkpoint written."""
+
+    def __init__(self, log) -> None:
+        self.requested: str | None = None
+        self._log = log
+        self._old: dict[int, Any] = {}
         try:
-            return self.conns[i].recv()
-        except (EOFError, ConnectionResetError, BrokenPipeError) as e:
-            code = self.procs[i].exitcode if self.procs[i].exitcode is not None else "unknown"
-            raise RuntimeError(f"rollout worker {i} died (exit code {code}); its traceback, if "
-                               "any, is printed above") from e
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handle)
+        except ValueError:  # not the main thread: leave the signals alone
+            self._old = {}
 
-    def close(self) -> None:
-        if self.pending is not None and self.procs:  # a batch nobody will read: no waiting
-            for p in self.procs:
-                p.terminate()
-        for c in getattr(self, "conns", []):
-            try:
-                c.send(("close",))
-            except (BrokenPipeError, OSError):
-                pass
-        for p in self.procs:
-            p.join(timeout=5)
-            if p.is_alive():
-                p.terminate()
+    def _handle(self, signum, frame) -> None:
+        name = signal.Signals(signum).name
+        if self.requested and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.requested = name
+        self._log(f"\n{name}: finishing this iteration, then saving and stopping "
+                  "(Ctrl-C again to stop at once, keeping the last checkpoint)")
+
+    def restore(self) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old = {}
 
 
-def _merge(batches: list[dict]) -> dict:
-    return {k: np.concatenate([b[k] for b in batches]) for k in BATCH_KEYS}
+# ---------------------------------------------------------------------- the update
 
 
 def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng) -> dict:
@@ -179,415 +391,13 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng) -> dict:
     return stats
 
 
-def behaviour_clone(model, optimizer, cfg: PPOConfig, device, rng, log) -> None:
-    """Warm start: imitate the expert's decisions (cross-entropy over legal actions)."""
-    rules = get_rules(cfg.rules, **cfg.rules_overrides)
-    cache = Path("checkpoints") / f"{cfg.run_name}__{cfg.seed}" / f"bc-{cfg.bc_steps}.npz"
-    cached = np.load(cache) if cache.is_file() else None
-    if cached is not None and cached["obs"].shape[1:] != (obs_size(rules),):
-        log(f"behaviour cloning: {cache} holds observations of another size "
-            f"{cached['obs'].shape[1:]}, not ({obs_size(rules)},) for rules {rules.name!r}; "
-            "generating them again")
-        cached = None
-    if cached is not None:
-        obs, masks, acts = cached["obs"], cached["mask"], cached["action"]
-        log(f"behaviour cloning: {len(acts)} expert decisions from {cache}")
-    else:
-        obs, masks, acts = _demonstrations(cfg, rules)
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, obs=obs, mask=masks, action=acts)
-        os.replace(tmp, cache)
-    for group in optimizer.param_groups:
-        group["lr"] = cfg.bc_learning_rate
-    _fit_bc(model, optimizer, cfg, device, rng, log, obs, masks, acts)
-    for group in optimizer.param_groups:
-        group["lr"] = cfg.learning_rate
-
-
-def _demo_part(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One process's share of the expert demonstrations."""
-    cfg_dict, part, n = args
-    from paohuzi_env import fast
-
-    from .config import make_config
-
-    cfg = make_config(cfg_dict)
-    rules = get_rules(cfg.rules, **cfg.rules_overrides)
-    if cfg.backend == "fast" or (cfg.backend == "auto" and fast.available()):
-        return _demo_part_fast(cfg, rules, part, n)
-    obs: list[np.ndarray] = []
-    masks: list[np.ndarray] = []
-    acts: list[int] = []
-    deal_rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 7, part]))
-    while len(acts) < n:
-        g = Game(rules, seed=int(deal_rng.integers(2**63)))
-        agents = [make_agent("expert", seed=int(deal_rng.integers(2**63)), rules=rules)
-                  for _ in range(3)]
-        while not g.done:
-            s = g.current_player
-            assert s is not None
-            v = g.view(s)
-            a = agents[s](v)
-            if len(v.legal) > 1:
-                obs.append(encode(v))  # obs_size(rules) floats
-                m = np.zeros(NUM_ACTIONS, dtype=bool)
-                m[list(v.legal)] = True
-                masks.append(m)
-                acts.append(a)
-            g.step(a)
-    return np.stack(obs), np.stack(masks), np.array(acts)
-
-
-def _demo_part_fast(cfg: PPOConfig, rules, part: int, n: int):
-    """``_demo_part`` on the compiled core: 64 hands of compiled-expert self-play at once (the
-    same decisions as the Python ``expert``, proven by the differential tests)."""
-    from paohuzi_env import fast
-
-    seed = int(np.random.SeedSequence([cfg.seed, 7, part]).generate_state(1, np.uint64)[0])
-    vg = fast.VectorGame(64, rules, seed)
-    obs, mask, _, _ = vg.observe()
-    acts = np.empty(vg.num_hands, np.int64)
-    got_obs: list[np.ndarray] = []
-    got_mask: list[np.ndarray] = []
-    got_act: list[np.ndarray] = []
-    total = 0
-    while total < n:
-        vg.observe(obs, mask)
-        vg.expert_actions(acts)
-        choice = mask.sum(axis=1) > 1  # a real choice: two or more legal actions
-        got_obs.append(obs[choice].copy())
-        got_mask.append(mask[choice].astype(bool))
-        got_act.append(acts[choice].copy())
-        total += int(choice.sum())
-        vg.step(acts)
-    return (np.concatenate(got_obs)[:n], np.concatenate(got_mask)[:n],
-            np.concatenate(got_act)[:n])
-
-
-def _demonstrations(cfg: PPOConfig, rules):
-    """Expert self-play decisions with a real choice (two or more legal actions), made by
-    one process per core."""
-    n_proc = cfg.workers or os.cpu_count() or 1
-    share = -(-cfg.bc_steps // n_proc)
-    jobs = [(to_dict(cfg), i, share) for i in range(n_proc)]
-    print(f"generating {cfg.bc_steps} expert decisions in {n_proc} processes", file=sys.stderr)
-    if n_proc == 1:
-        parts = [_demo_part(jobs[0])]
-    else:
-        with get_context("spawn").Pool(n_proc) as pool:
-            parts = pool.map(_demo_part, jobs)
-    obs = np.concatenate([p[0] for p in parts])[:cfg.bc_steps]
-    masks = np.concatenate([p[1] for p in parts])[:cfg.bc_steps]
-    acts = np.concatenate([p[2] for p in parts])[:cfg.bc_steps].astype(np.int64)
-    return obs, masks, acts
-
-
-def _fit_bc(model, optimizer, cfg: PPOConfig, device, rng, log, obs, masks, acts) -> None:
-    o = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=device)
-    m = torch.as_tensor(np.asarray(masks, dtype=bool), device=device)
-    a = torch.as_tensor(np.asarray(acts, dtype=np.int64), device=device)
-    n = len(a)
-    for epoch in range(cfg.bc_epochs):
-        perm = torch.as_tensor(rng.permutation(n), device=device)
-        total, correct = 0.0, 0
-        for start in range(0, n, cfg.minibatch_size):
-            mb = perm[start:start + cfg.minibatch_size]
-            logits = model.masked_logits(o[mb], m[mb])
-            loss = torch.nn.functional.cross_entropy(logits, a[mb])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total += loss.item() * len(mb)
-            correct += (logits.argmax(-1) == a[mb]).sum().item()
-        log(f"behaviour cloning epoch {epoch + 1}: loss {total / n:.4f}, "
-            f"agreement with expert {correct / n:.3f}")
-
-
-def evaluate_checkpoint(path: Path, cfg: PPOConfig, opponents, deals: int, workers: int,
-                        records: Path | None = None) -> dict:
-    """Duplicate-deal evaluation of a checkpoint against each opponent; with ``records``, the
-    ``cfg.save_records`` games it scored worst against each are saved there as hand records."""
-    from .evaluate import evaluate, save_records
-
-    rules = get_rules(cfg.rules, **cfg.rules_overrides)
-    out = {}
-    for opp in opponents:
-        res = evaluate(f"checkpoint:{path}", opp, deals=deals, seed=cfg.seed + 12345,
-                       rules=rules, workers=workers, progress=False, mp_context="spawn")
-        rows = res.pop("rows")
-        if records is not None and cfg.save_records:
-            save_records(rows, f"checkpoint:{path}", [opp, opp], records / f"vs-{opp}",
-                         cfg.save_records, which="worst", seed=cfg.seed + 12345, rules=rules)
-        out[opp] = res
-    return out
-
-
-class _StopFlag:
-    """SIGINT (Ctrl-C) and SIGTERM ask the training loop to stop: the iteration under way
-    finishes, ``latest.pt`` is written (atomically) and the run ends cleanly. A second Ctrl-C
-    stops at once (``KeyboardInterrupt``), keeping the last checkpoint written."""
-
-    def __init__(self, log) -> None:
-        self.requested: str | None = None
-        self._log = log
-        self._old: dict[int, Any] = {}
-        try:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                self._old[sig] = signal.signal(sig, self._handle)
-        except ValueError:  # not the main thread: leave the signals alone
-            self._old = {}
-
-    def _handle(self, signum, frame) -> None:
-        name = signal.Signals(signum).name
-        if self.requested and signum == signal.SIGINT:
-            raise KeyboardInterrupt
-        self.requested = name
-        self._log(f"\n{name}: finishing this iteration, then saving and stopping "
-                  "(Ctrl-C again to stop at once, keeping the last checkpoint)")
-
-    def restore(self) -> None:
-        for sig, old in self._old.items():
-            signal.signal(sig, old)
-        self._old = {}
-
-
-def _log(*args: Any) -> None:
-    """print, flushed (a log redirected to a file shows each line as it happens)."""
-    print(*args, flush=True)
-
-
-def train(cfg: PPOConfig, resume: str | None = None, log=_log) -> Path:
-    """Train; returns the path of the final checkpoint."""
-    from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
-
-    rules = get_rules(cfg.rules, **cfg.rules_overrides)
-    device = resolve_device(cfg.device)
-    run = f"{cfg.run_name}__{cfg.seed}"
-    ckpt_dir = Path("checkpoints") / run
-    ckpt_path = ckpt_dir / "latest.pt"
-    torch.manual_seed(cfg.seed)
-    rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 1]))
-    model = model_for(cfg).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.learning_rate, eps=1e-5)
-    global_step, iteration, t_train = 0, 0, 0.0
-    snapshots: list[dict] = []
-    snap_ema: list[float] = []
-    worker_states = None
-    eval_history: list[dict] = []
-    iteration_seconds: list[float] = []  # wall time of each iteration (training.bench reads it)
-    if resume:
-        data = load_checkpoint(resume, rules=rules)
-        if data.get("policy_only"):
-            raise ValueError(f"{resume} is a play-only export; resume from the run's latest.pt")
-        saved, given = data["config"], to_dict(cfg)
-        diff = sorted(k for k in set(saved) | set(given) if saved.get(k) != given.get(k))
-        fixed = [k for k in diff if k not in RESUME_MAY_CHANGE]
-        if fixed:
-            raise ValueError(
-                f"cannot resume {resume} with a different {fixed}: a run keeps its config; "
-                f"only {sorted(RESUME_MAY_CHANGE)} may change on resume"
-            )
-        if diff:
-            log(f"resuming with changed {diff}")
-        model.load_state_dict(data["model"])
-        optimizer.load_state_dict(data["optimizer"])
-        global_step, iteration = data["global_step"], data["iteration"]
-        t_train = data.get("train_seconds", 0.0)
-        snapshots, snap_ema = data["snapshots"], data["snapshot_ema"]
-        rng.bit_generator.state = data["rng_state"]
-        torch.set_rng_state(data["torch_rng_state"])
-        worker_states = data["worker_rng_states"]
-        eval_history = data.get("eval_history", [])
-        log(f"resumed {resume} at step {global_step} (iteration {iteration})")
-    ray_cluster = None
-    if cfg.ray:
-        from .ray_workers import connect
-
-        ray_cluster = connect(cfg.ray, log)
-        n_workers = cfg.workers or ray_cluster
-    else:
-        n_workers = cfg.workers or os.cpu_count() or 1
-    if worker_states is not None and len(worker_states) != n_workers:
-        worker_states = None  # a different worker count: fresh worker generators
-    writer = SummaryWriter(f"runs/{run}")
-    writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
-        f"|{k}|{v}|" for k, v in to_dict(cfg).items()))
-
-    def save(path: Path, states) -> None:
-        save_checkpoint(path, {
-            "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-            "config": to_dict(cfg), "rules": {"name": rules.name, "overrides": rules.overrides()},
-            "global_step": global_step, "iteration": iteration, "train_seconds": t_train,
-            "snapshots": snapshots, "snapshot_ema": snap_ema,
-            "rng_state": rng.bit_generator.state, "torch_rng_state": torch.get_rng_state(),
-            "worker_rng_states": states, "eval_history": eval_history,
-            "iteration_seconds": iteration_seconds[-1000:],
-        })
-
-    from paohuzi_env import fast
-
-    engine = "compiled core (VectorGame)" if cfg.backend == "fast" or (
-        cfg.backend == "auto" and fast.available()) else "Python engine"
-    per_iter = n_workers * cfg.steps_per_worker
-    log(f"paohuzi-train: run {run} | rules {rules.name} | device {device} | torch threads "
-        f"{cfg.torch_threads or torch.get_num_threads()} | {n_workers} rollout worker(s) on the "
-        f"{engine}\n"
-        f"  {cfg.total_steps:,} learner decisions in iterations of {per_iter:,} "
-        f"({-(-max(0, cfg.total_steps - global_step) // per_iter)} to go); checkpoints: "
-        f"{ckpt_path} (every {cfg.save_every} iterations"
-        + (f" or {cfg.save_minutes:g} min" if cfg.save_minutes else "") + ")\n"
-        f"  TensorBoard: tensorboard --logdir runs   (this run: runs/{run})\n"
-        f"  the bar's ETA appears after the first iteration; Ctrl-C (or SIGTERM) saves "
-        f"{ckpt_path.name} and stops; resume with --resume {ckpt_path}")
-    if cfg.bc_steps and global_step == 0 and not resume:
-        behaviour_clone(model, optimizer, cfg, device, rng, log)
-    if cfg.torch_threads:  # the PPO loop's update (behaviour cloning above used torch's default)
-        torch.set_num_threads(cfg.torch_threads)
-    log(f"starting {n_workers} rollout worker(s)" + (" as Ray actors" if cfg.ray else "") + "...")
-    if cfg.ray:
-        from .ray_workers import RayWorkers
-
-        workers: Workers | RayWorkers = RayWorkers(cfg, n_workers, worker_states, log=log)
-    else:
-        workers = Workers(cfg, n_workers, worker_states)
-    bar = tqdm(total=cfg.total_steps, initial=min(global_step, cfg.total_steps),
-               desc=run, unit="step", file=sys.stderr, dynamic_ncols=True)
-    latest_eval = ""
-    states = worker_states
-    stop = _StopFlag(log)
-    last_save = time.monotonic()
-    try:
-        def ask(it: int) -> None:
-            """Request the batch of iteration ``it`` with the current weights."""
-            nonlocal worker_states
-            # clone: on a CPU device .cpu() is the live tensor, and snapshots must not follow it
-            cpu_state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-            weights = np.exp(-np.array(snap_ema) / 2.0) if snapshots else None
-            send_snaps = snapshots if it == 0 or it % cfg.snapshot_every == 0 \
-                or worker_states is not None else None
-            worker_states = None
-            workers.request(cpu_state, send_snaps, weights, cfg.steps_per_worker)
-
-        while global_step < cfg.total_steps and not stop.requested:
-            t0 = time.perf_counter()
-            if cfg.anneal_lr:
-                frac = 1.0 - global_step / cfg.total_steps
-                optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
-            if workers.pending is None:
-                ask(iteration)
-            batches = workers.receive()
-            t_roll = time.perf_counter() - t0
-            states = [b["rng_state"] for b in batches]
-            batch = _merge(batches)
-            n = len(batch["action"])
-            if (cfg.overlap and workers.local is None and global_step + n < cfg.total_steps
-                    and not stop.requested):
-                ask(iteration + 1)  # collected while this batch trains: one iteration of lag
-            t1 = time.perf_counter()
-            stats = ppo_update(model, optimizer, batch, cfg, device, rng)
-            t_upd = time.perf_counter() - t1
-            global_step += n
-            iteration += 1
-            dt = time.perf_counter() - t0
-            t_train += dt
-            iteration_seconds.append(dt)
-            invalid = sum(b["stats"]["invalid_actions"] for b in batches)
-            hands = sum(b["stats"]["hands"] for b in batches)
-            by_opp: dict[str, list] = {}
-            for b in batches:
-                for k, (pts, cnt) in b["stats"]["by_opponent"].items():
-                    acc = by_opp.setdefault(k, [0.0, 0])
-                    acc[0] += pts
-                    acc[1] += cnt
-            for k, (pts, cnt) in by_opp.items():
-                writer.add_scalar(f"charts/points_vs_{k.replace(':', '_')}", pts / cnt, global_step)
-                if k.startswith("snap:"):
-                    i = int(k.split(":")[1])
-                    if i < len(snap_ema):
-                        snap_ema[i] = 0.8 * snap_ema[i] + 0.2 * (pts / cnt)
-            sps = n / dt
-            writer.add_scalar("charts/SPS", sps, global_step)
-            writer.add_scalar("charts/rollout_SPS", n / t_roll, global_step)
-            # the split of an iteration's wall time: rollouts (of which the workers' forward
-            # passes, averaged over workers), the PPO update, and the rest
-            t_inf = float(np.mean([b["stats"].get("seconds", {}).get("inference", 0.0)
-                                   for b in batches]))
-            writer.add_scalar("time/rollout_s", t_roll, global_step)
-            writer.add_scalar("time/inference_s", t_inf, global_step)
-            writer.add_scalar("time/update_s", t_upd, global_step)
-            writer.add_scalar("time/other_s", max(0.0, dt - t_roll - t_upd), global_step)
-            writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
-            writer.add_scalar("charts/invalid_actions", invalid, global_step)
-            writer.add_scalar("charts/hands", hands, global_step)
-            for k, v in stats.items():
-                writer.add_scalar(f"losses/{k}", v, global_step)
-            if iteration % cfg.snapshot_every == 0:  # a frozen copy, never a view
-                snapshots.append({k: v.detach().cpu().clone() for k, v in model.state_dict().items()})
-                snap_ema.append(0.0)
-                if len(snapshots) > cfg.snapshot_pool:
-                    snapshots.pop(0)
-                    snap_ema.pop(0)
-            bar.update(n)
-            bar.set_postfix_str(f"SPS {sps:.0f} {latest_eval}")
-            final = global_step >= cfg.total_steps
-            due = cfg.save_minutes and time.monotonic() - last_save >= 60 * cfg.save_minutes
-            if iteration % cfg.save_every == 0 or final or due or stop.requested:
-                save(ckpt_path, states)
-                last_save = time.monotonic()
-            if stop.requested:
-                break
-            if cfg.eval_every and (iteration % cfg.eval_every == 0) and not final:
-                save(ckpt_path, states)
-                res = evaluate_checkpoint(ckpt_path, cfg, cfg.eval_opponents, cfg.eval_deals,
-                                          n_workers)
-                parts = []
-                for opp, r in res.items():
-                    writer.add_scalar(f"eval/{opp}/mean_points", r["mean_points"], global_step)
-                    writer.add_scalar(f"eval/{opp}/ci_low", r["ci95"][0], global_step)
-                    writer.add_scalar(f"eval/{opp}/ci_high", r["ci95"][1], global_step)
-                    writer.add_scalar(f"eval/{opp}/win_rate", r["win_rate"], global_step)
-                    parts.append(f"{opp} {r['mean_points']:+.2f}")
-                eval_history.append({"step": global_step, **{
-                    o: {"mean_points": r["mean_points"], "ci95": r["ci95"],
-                        "win_rate": r["win_rate"]} for o, r in res.items()}})
-                latest_eval = "eval " + " ".join(parts)
-                save(ckpt_path, states)
-    finally:
-        stop.restore()
-        workers.close()
-        bar.close()
-    if stop.requested and global_step < cfg.total_steps:
-        writer.close()
-        log(f"stopped by {stop.requested} at step {global_step:,} (iteration {iteration}); "
-            f"saved {ckpt_path}. Continue with: paohuzi-train --config <the same config> "
-            f"--resume {ckpt_path}")
-        return ckpt_path
-    final_path = ckpt_dir / "final.pt"
-    save(final_path, states)
-    if cfg.final_eval_deals:
-        res = evaluate_checkpoint(final_path, cfg, ["random", "greedy", "expert"],
-                                  cfg.final_eval_deals, n_workers, records=ckpt_dir / "records")
-        from .evaluate import print_table
-
-        print_table(list(res.values()))
-        eval_history.append({"step": global_step, "final": True, **{
-            o: {"mean_points": r["mean_points"], "ci95": r["ci95"], "win_rate": r["win_rate"]}
-            for o, r in res.items()}})
-        save(final_path, states)
-        (ckpt_dir / "final_eval.json").write_text(json.dumps(res, indent=2, ensure_ascii=False))
-    writer.close()
-    log(f"final checkpoint: {final_path} ({global_step} steps, {t_train:.0f} s, "
-        f"{global_step / max(t_train, 1e-9):.0f} steps/s)")
-    return final_path
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="paohuzi-train", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", default=None, help="YAML config (default: the built-in defaults)")
     p.add_argument("--resume", default=None, help="checkpoint to continue from")
+    p.add_argument("--trust-checkpoint", action="store_true",
+                   help="resume even from a file that needs arbitrary pickled objects (can run code)")
     p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="rollout workers as Ray actors: on a Ray instance started here, or on the "
                         "cluster at ADDRESS (auto, ray://host:10001); same as ray=ADDRESS")
@@ -600,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
             a.ray = "local"
         overrides += [f"ray={a.ray}"] if a.ray else []
         cfg = load_config(a.config, overrides)
-        train(cfg, resume=a.resume)
+        train(cfg, resume=a.resume, trust=a.trust_checkpoint or None)
     except ValueError as e:
         print(f"paohuzi-train: error: {e}", file=sys.stderr)
         return 2

@@ -1,15 +1,27 @@
-"""Self-play rollouts: many hands stepped together, one batched forward pass per tick.
+"""Self-play rollouts: one loop over many hands, one batched forward pass per tick, either engine.
 
-A :class:`Rollout` owns ``games_per_worker`` hands. Each hand draws its table from the opponent
-mix: the current policy in all three seats, or one learner seat against two copies of a past
-snapshot or of a rule-based bot. Every decision of a learner seat is one transition; when a
-hand ends, each learner seat's trajectory gets the hand's reward on its last transition and
-its own GAE (trajectories of different seats or hands never mix).
+A :class:`Rollout` owns ``games_per_worker`` hands of a vector game (EnvPool's pattern: every
+call works on every hand, a finished hand is dealt afresh at once): the compiled core's
+:class:`paohuzi_env.fast.VectorGame`, or the Python reference engine behind the same surface,
+:class:`paohuzi_env.reference.ReferenceVectorGame` (``cfg.backend``, see
+:func:`paohuzi_env.backend.vector_game_class`). The loop is the same on both.
+
+Each hand draws its table from the opponent mix: the current policy in all three seats, or one
+learner seat against two copies of a past snapshot or of a rule-based bot. Each tick: one
+``observe()`` over every hand; the rule-based opponents and the ``prior`` answer for exactly the
+hands that need them (``policy_actions(..., which=...)``, in C++ on the core); one batched
+forward pass of the learner over every hand where a learner seat acts, and one per snapshot in
+use; duplicate rollouts (``advantage: rollout``) on copies of the hands (``playout_after``); the
+central critic's full-information features from ``state()``. Every decision of a learner seat
+is one transition; when a hand ends, each learner seat's trajectory gets the hand's reward on
+its last transition and its own GAE (:mod:`training.batch`; trajectories of different seats or
+hands never mix).
 """
 
 from __future__ import annotations
 
 import copy
+import time
 from typing import Any
 
 import numpy as np
@@ -17,111 +29,104 @@ import torch
 
 from paohuzi_env.actions import NUM_ACTIONS
 from paohuzi_env.agents import make_agent
-from paohuzi_env.engine import Game
-from paohuzi_env.observation import encode, obs_size
+from paohuzi_env.backend import resolve_backend, vector_game_class
+from paohuzi_env.reference import ReferenceGame
 from paohuzi_env.rewards import reward_from_scores
-from paohuzi_env.rules import get_rules
-from paohuzi_env.state import state_extra
 
+from .batch import finish_batch, new_batch, take_carry, trajectory_gae
 from .config import PPOConfig
 from .model import ActorCritic, model_for
 
 hand_reward = reward_from_scores
 """The reward of one seat for a finished hand: the env's, :func:`paohuzi_env.rewards.reward_from_scores`."""
 
-
-def expert_scores(rules, seed: int) -> tuple:
-    """The points of every seat when three ``expert`` bots play the deal of ``Game(rules, seed)``
-    (the bots are deterministic, so this is a function of the deal)."""
-    game = Game(rules, seed=seed)
-    _play_out(game, make_agent("expert", seed=0, rules=rules))
-    assert game.result is not None
-    return game.result.scores
-
-
-def _play_out(game: Game, bot) -> None:
-    """``bot`` (stateless) plays every seat until the hand ends."""
-    while not game.done:
-        seat = game.current_player
-        assert seat is not None
-        game.step(bot(game.view(seat)))
-
-
-def prior_playout(game: Game, action: int, seat: int, bot) -> float:
-    """``seat``'s points when ``action`` is taken now and ``bot`` plays every seat after it,
-    on a copy of ``game`` (same deck: the duplicate rollout of ``advantage: rollout``)."""
-    g = copy.deepcopy(game)
-    g.step(action)
-    _play_out(g, bot)
-    assert g.result is not None
-    return float(g.result.scores[seat])
-
-
-class _Hand:
-    __slots__ = ("game", "roles", "bots", "kind", "traj", "seed")
-
-    def __init__(self, game, roles, bots, kind, seed):
-        self.seed = seed
-        self.game = game
-        self.roles = roles  # seat -> "learner" | ("snap", i) | "bot"
-        self.bots = bots  # seat -> Agent
-        self.kind = kind  # "self" | ("snap", i) | ("bot", name)
-        self.traj: dict[int, list[tuple]] = {s: [] for s in range(3) if roles[s] == "learner"}
+SELF, SNAP = 0, 1
+"""Table kinds of a slot; a rule-based bot ``b`` is ``2 + index of b in opponent_bots``."""
 
 
 class Rollout:
-    """Hands of one worker process (or of the main process when there is one worker)."""
+    """The hands of one worker (see the module docstring).
+
+    Args:
+        cfg: the run's config (``backend`` picks the engine).
+        seed_seq: this worker's seed; it keys the deals, the tables and the sampled actions.
+
+    Raises:
+        ValueError: for ``backend: fast`` when the compiled core is not built.
+    """
 
     def __init__(self, cfg: PPOConfig, seed_seq: np.random.SeedSequence) -> None:
         self.cfg = cfg
-        self.rules = get_rules(cfg.rules, **cfg.rules_overrides)
-        self.obs_size = obs_size(self.rules)  # paohuzi-obs-v1, or v2 with 王
+        self.rules = cfg.resolved_rules
+        self.backend = resolve_backend(cfg.backend)
         self.rng = np.random.default_rng(seed_seq)
         self.model = model_for(cfg)
         self.model.eval()
-        # the residual prior: a deterministic bot asked for its choice at every network decision
-        self.prior = None if cfg.prior == "none" else make_agent(
-            cfg.prior, seed=int(self.rng.integers(2**63)), rules=self.rules)
         self.snapshots: list[ActorCritic] = []
         self.snapshot_weights = np.zeros(0)
-        self.hands: list[_Hand] = [self._new_hand() for _ in range(cfg.games_per_worker)]
+        self.bots = list(cfg.opponent_bots)
+        self.vg: Any = None  # dealt at the first collect(), from self.rng
+        n = cfg.games_per_worker
+        self.kind = np.zeros(n, np.int64)
+        self.learner_seat = np.full(n, -1, np.int64)  # -1: every seat is the learner
+        self.snap = np.zeros(n, np.int64)
+        self.traj: list[dict[int, list[tuple]]] = [{} for _ in range(n)]
+        self.base: list[tuple | None] = [None] * n  # reward_baseline "expert": that deal's points
         self.carry: dict[str, np.ndarray] | None = None  # transitions beyond the last batch
 
     # ------------------------------------------------------------------ setup
 
     def set_weights(self, state_dict, snapshots=None, snapshot_weights=None) -> None:
-        set_weights(self, state_dict, snapshots, snapshot_weights)
+        """Load the learner's weights, and the snapshot pool and its sampling weights when
+        given."""
+        self.model.load_state_dict(state_dict)
+        if snapshots is not None:
+            self.snapshots = []
+            for sd in snapshots:
+                m = model_for(self.cfg)
+                m.load_state_dict(sd)
+                m.eval()
+                self.snapshots.append(m)
+        if snapshot_weights is not None:
+            self.snapshot_weights = np.asarray(snapshot_weights, dtype=np.float64)
 
-    def _new_hand(self) -> _Hand:
+    def _start(self) -> None:
+        """Deal: the vector game is seeded from this worker's generator when it first plays, so
+        a resumed worker (its generator restored) deals new hands, not the first ones again."""
+        self.vg = vector_game_class(self.backend)(self.cfg.games_per_worker, self.rules,
+                                                  seed=int(self.rng.integers(2**63)), reward="score")
+        for i in range(self.vg.num_hands):
+            self._new_table(i)
+
+    def _new_table(self, i: int) -> None:
+        """Draw slot ``i``'s table for the (fresh) hand it now holds."""
         cfg = self.cfg
-        kinds = ["self", "snap"] + [f"bot:{b}" for b in cfg.opponent_bots]
         shares = np.array([cfg.opponent_self, cfg.opponent_snapshots if self.snapshots else 0.0]
                           + list(cfg.opponent_bots.values()), dtype=np.float64)
-        kind = kinds[int(self.rng.choice(len(kinds), p=shares / shares.sum()))]
-        seed = int(self.rng.integers(2**63))
-        game = Game(self.rules, seed=seed)
+        kind = int(self.rng.choice(len(shares), p=shares / shares.sum()))
         learner = int(self.rng.integers(3))
-        bots: dict[int, Any] = {}
-        roles: dict[int, Any]  # seat -> "learner" | ("snap", i) | "bot"
-        tag: Any  # "self" | ("snap", i) | ("bot", name)
-        if kind == "self":
-            roles = {s: "learner" for s in range(3)}
-            tag = "self"
-        elif kind == "snap":
+        self.kind[i] = kind
+        self.learner_seat[i] = -1 if kind == SELF else learner
+        if kind == SNAP:
             w = self.snapshot_weights if len(self.snapshot_weights) == len(self.snapshots) \
                 else np.ones(len(self.snapshots))
-            i = int(self.rng.choice(len(self.snapshots), p=w / w.sum()))
-            roles = {s: ("learner" if s == learner else ("snap", i)) for s in range(3)}
-            tag = ("snap", i)
-        else:
-            name = kind.split(":", 1)[1]
-            roles = {s: ("learner" if s == learner else "bot") for s in range(3)}
-            for s in range(3):
-                if s != learner:
-                    bots[s] = make_agent(name, seed=int(self.rng.integers(2**63)),
-                                         rules=self.rules)
-            tag = ("bot", name)
-        return _Hand(game, roles, bots, tag, seed)
+            self.snap[i] = int(self.rng.choice(len(self.snapshots), p=w / w.sum()))
+        self.traj[i] = {s: [] for s in range(3) if kind == SELF or s == learner}
+        self.base[i] = None
+        if cfg.reward_baseline == "expert":  # the deal as three experts play it
+            g = self.vg.hand(i)  # a copy of the fresh hand: nobody has decided anything yet
+            while not g.done:
+                g.step(g.expert_action())
+            assert g.result is not None
+            self.base[i] = g.result.scores
+
+    def _tag(self, i: int) -> str:
+        k = int(self.kind[i])
+        if k == SELF:
+            return "self"
+        if k == SNAP:
+            return f"snap:{int(self.snap[i])}"
+        return f"bot:{self.bots[k - 2]}"
 
     # ------------------------------------------------------------------ collection
 
@@ -131,207 +136,167 @@ class Rollout:
         enough; what a finished hand gives beyond them waits for the next call), so every
         iteration of a run has the same size and a resumed run reaches the same step count."""
         cfg = self.cfg
-        out: dict[str, Any] = {k: [] for k in BATCH_KEYS}
+        if self.vg is None:
+            self._start()
+        vg = self.vg
+        n = vg.num_hands
+        obs = np.empty((n, vg.obs_size), np.float32)
+        mask8 = np.empty((n, NUM_ACTIONS), np.int8)
+        seat = np.empty(n, np.int64)
+        decision = np.empty(n, np.int64)
+        actions = np.zeros(n, np.int64)
+        prior = np.zeros(n, np.int64)
+        rewards = np.empty((n, 3), np.float32)
+        done = np.empty(n, np.bool_)
+        state = np.empty((n, vg.state_size), np.float32) if cfg.central_critic else None
+        r_act = np.zeros((n, 3), np.float32)
+        r_pri = np.zeros((n, 3), np.float32)
+        out = new_batch()
         stats: dict[str, Any] = {"invalid_actions": 0, "hands": 0, "by_opponent": {}}
+        t_start = time.perf_counter()
+        t_net = 0.0  # forward passes (learner and snapshots)
         ready = take_carry(self, out)
         while ready < n_steps:
-            groups: dict = {}
-            for hi, hand in enumerate(self.hands):
-                g = hand.game
-                while not g.done and hand.roles[g.current_player] == "bot":
-                    s = g.current_player
-                    g.step(hand.bots[s](g.view(s)))
-                if g.done:
-                    ready += self._finish(hand, out, stats)
-                    self.hands[hi] = hand = self._new_hand()
-                    g = hand.game
-                    while not g.done and hand.roles[g.current_player] == "bot":
-                        s = g.current_player
-                        g.step(hand.bots[s](g.view(s)))
-                    if g.done:  # a forced 天胡 at the deal: nobody decided anything
-                        self.hands[hi] = self._new_hand()
-                        continue
-                role = hand.roles[g.current_player]
-                key = "learner" if role == "learner" else role
-                groups.setdefault(key, []).append(hi)
-            for key, idxs in groups.items():
-                model = self.model if key == "learner" else self.snapshots[key[1]]
-                obs = np.empty((len(idxs), self.obs_size), dtype=np.float32)
-                mask = np.zeros((len(idxs), NUM_ACTIONS), dtype=bool)
-                prior = np.zeros(len(idxs), dtype=np.int64)
-                for j, hi in enumerate(idxs):
-                    g = self.hands[hi].game
-                    view = g.view(g.current_player)
-                    encode(view, obs[j])
-                    mask[j, list(view.legal)] = True
-                    if self.prior is not None:
-                        prior[j] = self.prior(view)
-                ot, mt = torch.from_numpy(obs), torch.from_numpy(mask)
-                pt = torch.from_numpy(prior) if self.prior is not None else None
-                logits = model.masked_logits(ot, mt, pt)
-                logp_all = torch.log_softmax(logits, -1)
-                probs = logp_all.exp().numpy().astype(np.float64)
-                cdf = np.cumsum(probs, axis=1)
-                u = self.rng.random(len(idxs))[:, None] * cdf[:, -1:]
-                actions = np.minimum((cdf <= u).sum(axis=1), NUM_ACTIONS - 1)
-                if key == "learner":
-                    extra = None
-                    if cfg.central_critic:
-                        extra = np.stack([state_extra(self.hands[hi].game,
-                                                      self.hands[hi].game.current_player)
-                                          for hi in idxs])
-                        values = model.value(ot, torch.from_numpy(extra)).numpy()
-                    else:
-                        values = model.value(ot).numpy()
-                    logp = logp_all.numpy()[np.arange(len(idxs)), actions]
-                for j, hi in enumerate(idxs):
-                    hand = self.hands[hi]
-                    g = hand.game
-                    a = int(actions[j])
-                    if not mask[j, a]:  # impossible with masked logits; counted anyway
-                        stats["invalid_actions"] += 1
-                        a = int(np.flatnonzero(mask[j])[0])
-                    if key == "learner":
-                        dev = 0.0
-                        if cfg.advantage == "rollout" and a != prior[j]:
-                            s = g.current_player
-                            dev = self._scale(prior_playout(g, a, s, self.prior)
-                                              - prior_playout(g, int(prior[j]), s, self.prior))
-                        hand.traj[g.current_player].append((
-                            obs[j].copy(), mask[j].copy(), a, float(logp[j]), float(values[j]),
-                            None if extra is None else extra[j], int(prior[j]), dev,
-                        ))
-                    g.step(a)
-        out = finish_batch(self, out, n_steps)
-        out["stats"] = stats
-        out["rng_state"] = self.rng.bit_generator.state
-        return out
+            vg.observe(obs, mask8, seat, decision)
+            mask = mask8.astype(bool)
+            learner = (self.kind == SELF) | (seat == self.learner_seat)
+            for b, name in enumerate(self.bots):
+                which = ~learner & (self.kind == 2 + b)
+                if which.any():
+                    vg.policy_actions(name, actions, which)
+            snap_turn = ~learner & (self.kind == SNAP)
+            if cfg.prior != "none" and snap_turn.any():
+                # a snapshot of a residual network plays on top of the prior, as the learner
+                vg.policy_actions(cfg.prior, prior, snap_turn)
+            t0 = time.perf_counter()
+            for k in np.unique(self.snap[snap_turn]):
+                idx = np.flatnonzero(snap_turn & (self.snap == k))
+                pt = None if cfg.prior == "none" else torch.from_numpy(prior[idx])
+                actions[idx] = self._sample(self.snapshots[int(k)], obs[idx], mask[idx], pt)[0]
+            t_net += time.perf_counter() - t0
+            idx = np.flatnonzero(learner)
+            if len(idx):
+                pt = None
+                if cfg.prior != "none":
+                    vg.policy_actions(cfg.prior, prior, learner)
+                    pt = torch.from_numpy(prior[idx])
+                t0 = time.perf_counter()
+                a, logp, logits_ok = self._sample(self.model, obs[idx], mask[idx], pt)
+                actions[idx] = a
+                ot = torch.from_numpy(obs[idx])
+                extra = None
+                if state is not None:
+                    vg.state(state)
+                    extra = state[idx, vg.obs_size:]
+                    values = self.model.value(ot, torch.from_numpy(extra)).numpy()
+                else:
+                    values = self.model.value(ot).numpy()
+                t_net += time.perf_counter() - t0
+                dev = np.zeros(len(idx), np.float32)
+                if cfg.advantage == "rollout":
+                    departs = np.zeros(n, np.bool_)
+                    departs[idx] = a != prior[idx]
+                    if departs.any():
+                        vg.playout_after(actions, departs, cfg.prior, 0, r_act)
+                        vg.playout_after(prior, departs, cfg.prior, 0, r_pri)
+                        for j, i in enumerate(idx):
+                            if departs[i]:
+                                s = int(seat[i])
+                                dev[j] = self._scale(float(r_act[i, s] - r_pri[i, s]))
+                stats["invalid_actions"] += int((~logits_ok).sum())
+                for j, i in enumerate(idx):
+                    self.traj[i][int(seat[i])].append((
+                        obs[i].copy(), mask[i].copy(), int(a[j]), float(logp[j]),
+                        float(values[j]), None if extra is None else extra[j].copy(),
+                        int(prior[i]), float(dev[j]),
+                    ))
+            vg.step(actions, rewards, done)
+            for i in np.flatnonzero(done):
+                ready += self._finish(int(i), rewards[i], out, stats)
+                self._new_table(int(i))
+        batch = finish_batch(self, out, n_steps)
+        stats["seconds"] = {"collect": time.perf_counter() - t_start, "inference": t_net}
+        batch["stats"] = stats
+        batch["rng_state"] = self.rng.bit_generator.state
+        return batch
+
+    def _sample(self, model: ActorCritic, obs: np.ndarray, mask: np.ndarray,
+                prior: torch.Tensor | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Actions drawn from ``model``'s masked policy (inverse CDF on this worker's
+        generator), their log-probabilities, and whether each drawn action is legal."""
+        logits = model.masked_logits(torch.from_numpy(obs), torch.from_numpy(mask), prior)
+        logp_all = torch.log_softmax(logits, -1).numpy()
+        cdf = np.cumsum(np.exp(logp_all.astype(np.float64)), axis=1)
+        u = self.rng.random(len(obs))[:, None] * cdf[:, -1:]
+        a = np.minimum((cdf <= u).sum(axis=1), NUM_ACTIONS - 1)
+        ok = mask[np.arange(len(a)), a]
+        if not ok.all():  # impossible with masked logits; counted, and a legal one played
+            a = np.where(ok, a, mask.argmax(axis=1))
+        return a, logp_all[np.arange(len(a)), a], ok
 
     def _scale(self, points: float) -> float:
         """Points on the reward's scale (``normalized``: / 64, clipped)."""
         return reward_from_scores((points,), 0, self.cfg.reward, None)
 
-    def _finish(self, hand: _Hand, out: dict, stats: dict) -> int:
-        """GAE over each learner seat's trajectory of a finished hand."""
+    def _finish(self, i: int, points: np.ndarray, out: dict, stats: dict) -> int:
+        """GAE over each learner seat's trajectory of slot ``i``'s finished hand."""
         cfg = self.cfg
-        r = hand.game.result
-        n = 0
         stats["hands"] += 1
-        scores = r.scores
-        if cfg.reward_baseline == "expert" and hand.traj:
-            base = expert_scores(self.rules, hand.seed)
-            scores = tuple(a - b for a, b in zip(scores, base))
-        for seat, traj in hand.traj.items():
+        raw = tuple(float(x) for x in points)
+        scores = raw
+        base = self.base[i]
+        if base is not None:
+            scores = tuple(a - b for a, b in zip(raw, base))
+        winner = None
+        if cfg.reward == "win":
+            last = self.vg.last_hand(i)
+            assert last is not None and last[0].result is not None
+            winner = last[0].result.winner
+        n = 0
+        tag = self._tag(i)
+        for s, traj in self.traj[i].items():
             if not traj:
                 continue
-            n += trajectory_gae(traj, reward_from_scores(scores, seat, cfg.reward, r.winner),
-                                cfg, out)
-            if hand.kind != "self":
-                key = hand.kind if isinstance(hand.kind, str) else f"{hand.kind[0]}:{hand.kind[1]}"
-                acc = stats["by_opponent"].setdefault(key, [0.0, 0])
-                acc[0] += r.scores[seat]
+            reward = reward_from_scores(scores, s, cfg.reward, winner)
+            n += trajectory_gae(traj, reward, cfg, out)
+            if tag != "self":
+                acc = stats["by_opponent"].setdefault(tag, [0.0, 0])
+                acc[0] += raw[s]
                 acc[1] += 1
         return n
 
 
-BATCH_KEYS = ("obs", "mask", "action", "logp", "value", "adv", "ret", "extra", "prior")
-"""The per-transition arrays of a batch."""
+def make_rollout(cfg: PPOConfig, seed_seq: np.random.SeedSequence) -> Rollout:
+    """The rollout of ``cfg.backend`` (``auto`` takes the compiled core when it is built)."""
+    return Rollout(cfg, seed_seq)
 
 
-def take_carry(roll: Any, out: dict) -> int:
-    """Start ``out`` (lists per key) with the transitions a rollout kept from its last call;
-    returns how many."""
-    carry = getattr(roll, "carry", None)
-    roll.carry = None
-    if not carry:
-        return 0
-    for k in BATCH_KEYS:
-        out[k].append(carry[k])
-    return len(carry["action"])
+# ---------------------------------------------------------------------- reference helpers
 
 
-def finish_batch(roll: Any, out: dict, n: int) -> dict:
-    """Concatenate ``out``'s lists; keep all but the first ``n`` transitions in ``roll.carry``
-    for the next call; returns the first ``n``."""
-    total = sum(len(x) for x in out["action"])
-    joined: dict[str, Any] = {}
-    for k in BATCH_KEYS:
-        if k == "extra" and not roll.cfg.central_critic:
-            joined[k] = np.zeros((total, 0), np.float32)
-        else:
-            joined[k] = np.concatenate(out[k]) if out[k] else np.zeros(0)
-    roll.carry = {k: v[n:] for k, v in joined.items()} if total > n else None
-    return {k: v[:n] for k, v in joined.items()}
+def expert_scores(rules, seed: int) -> tuple:
+    """The points of every seat when three ``expert`` bots play the deal of ``Game(rules, seed)``
+    on the reference engine (the bots are deterministic, so this is a function of the deal)."""
+    game = ReferenceGame(rules, seed=seed)
+    _play_out(game, make_agent("expert", seed=0, rules=rules))
+    assert game.result is not None
+    return game.result.scores
 
 
-def set_weights(roll: Any, state_dict, snapshots=None, snapshot_weights=None) -> None:
-    """Load the learner's weights into a rollout (:class:`Rollout` or ``VectorRollout``), and
-    the snapshot pool and its sampling weights when given."""
-    roll.model.load_state_dict(state_dict)
-    if snapshots is not None:
-        roll.snapshots = []
-        for sd in snapshots:
-            m = model_for(roll.cfg)
-            m.load_state_dict(sd)
-            m.eval()
-            roll.snapshots.append(m)
-    if snapshot_weights is not None:
-        roll.snapshot_weights = np.asarray(snapshot_weights, dtype=np.float64)
+def _play_out(game, bot) -> None:
+    """``bot`` (stateless) plays every seat until the hand ends."""
+    while not game.done:
+        seat = game.current_player
+        assert seat is not None
+        game.step(bot(game.view(seat)))
 
 
-def trajectory_gae(traj: list[tuple], reward: float, cfg: PPOConfig, out: dict) -> int:
-    """Append one (hand, seat) trajectory to ``out`` with its GAE; returns its length.
-
-    ``traj`` holds (obs, mask, action, logp, value, extra, prior, rollout advantage) per
-    decision; ``reward`` arrives on the last one (hands are end-rewarded)."""
-    T = len(traj)
-    values = np.array([t[4] for t in traj], dtype=np.float32)
-    rewards = np.zeros(T, dtype=np.float32)
-    rewards[-1] = reward
-    adv = np.zeros(T, dtype=np.float32)
-    last = 0.0
-    for t in range(T - 1, -1, -1):
-        next_v = values[t + 1] if t + 1 < T else 0.0
-        delta = rewards[t] + cfg.gamma * next_v - values[t]
-        last = delta + cfg.gamma * cfg.gae_lambda * last
-        adv[t] = last
-    out["obs"].append(np.stack([t[0] for t in traj]))
-    out["mask"].append(np.stack([t[1] for t in traj]))
-    out["action"].append(np.array([t[2] for t in traj], dtype=np.int64))
-    out["logp"].append(np.array([t[3] for t in traj], dtype=np.float32))
-    out["value"].append(values)
-    out["ret"].append(adv + values)
-    if cfg.advantage == "rollout":
-        adv = np.array([t[7] for t in traj], dtype=np.float32)
-    out["adv"].append(adv)
-    out["prior"].append(np.array([t[6] for t in traj], dtype=np.int64))
-    if cfg.central_critic:
-        out["extra"].append(np.stack([t[5] for t in traj]))
-    return T
-
-
-def worker_main(cfg_dict: dict, seed_entropy: list[int], conn, rng_state=None) -> None:
-    """A rollout process: receives weights, sends batches, until told to stop."""
-    import signal
-
-    from .config import make_config
-
-    # Ctrl-C reaches every process of the terminal's group: the trainer (main process) decides
-    # what to save and closes the workers; a worker must not die with a traceback of its own.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    torch.set_num_threads(1)
-    cfg = make_config(cfg_dict)
-    from .vector_rollout import make_rollout
-
-    roll = make_rollout(cfg, np.random.SeedSequence(seed_entropy))
-    if rng_state is not None:
-        roll.rng.bit_generator.state = rng_state
-    conn.send(("ready",))
-    while True:
-        msg = conn.recv()
-        if msg[0] == "close":
-            conn.close()
-            return
-        _, state_dict, snapshots, weights, n = msg
-        roll.set_weights(state_dict, snapshots, weights)
-        conn.send(roll.collect(n))
+def prior_playout(game, action: int, seat: int, bot) -> float:
+    """``seat``'s points when ``action`` is taken now and ``bot`` plays every seat after it,
+    on a copy of ``game`` (same deck: the duplicate rollout of ``advantage: rollout``; the
+    reference for :meth:`paohuzi_env.fast.VectorGame.playout_after`)."""
+    g = copy.deepcopy(game)
+    g.step(action)
+    _play_out(g, bot)
+    assert g.result is not None
+    return float(g.result.scores[seat])

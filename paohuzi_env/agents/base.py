@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..engine import PlayerView
+
+if TYPE_CHECKING:
+    from ..protocol import GameProtocol
 
 
 class Agent:
@@ -22,10 +27,11 @@ class Agent:
     def act(self, view: PlayerView) -> int:
         raise NotImplementedError
 
-    def act_game(self, game, seat: int) -> int:
+    def act_game(self, game: GameProtocol, seat: int) -> int:
         """The action of ``seat`` (the seat to act) in ``game``. The default asks :meth:`act` on
         ``game.view(seat)``; an agent that needs the hand's public course (``search``) overrides
-        it and must still read nothing another seat keeps hidden."""
+        it and must still read nothing another seat keeps hidden, and a bot with a compiled twin
+        overrides it to ask the twin on the compiled core (``ExpertAgent``)."""
         return self.act(game.view(seat))
 
     def __call__(self, view: PlayerView) -> int:
@@ -47,7 +53,7 @@ class RandomAgent(Agent):
         return int(legal[int(self.rng.integers(len(legal)))])
 
 
-def decide(agent, game, seat: int) -> int:
+def decide(agent, game: GameProtocol, seat: int) -> int:
     """``seat``'s action in ``game`` from ``agent``: :meth:`Agent.act_game` for an
     :class:`Agent` (the search agent needs the game's public course), else ``agent(view)``."""
     if isinstance(agent, Agent):

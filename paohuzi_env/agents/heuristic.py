@@ -15,7 +15,7 @@ a complete group. They differ in what they know and weigh:
   (kinds it or others already let go, 熟张), as seed 004 advises. It always takes a win: the
   engine's 臭胡 rule makes a declined win costly, and no test showed a gain from declining.
 
-Under ``yongzhou`` both know the 王 (RULES.md section 10): a 王 is never a legal discard or
+Under ``yongzhou`` both know the 王 (docs/rules.md section 10): a 王 is never a legal discard or
 claim, so they never try one; a 王 counts toward the cards held (R-GROUP-3), and the winning
 holdings they look for use each 王 as a wildcard (王吊 included). ``expert`` weighs the waits of a
 王 holder by the share of cards it draws itself (R-WANG-5: it wins only on 自摸), and counts a
@@ -25,6 +25,7 @@ wait on a drawn 王 by the 王 it has not seen.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from ..actions import GROUPS_WITH, HU, PASS, PENG, group_cards, is_group
 from ..cards import NUM_KINDS, RED_KINDS, WANG
@@ -34,6 +35,9 @@ from ..groups import group_huxi, sequence_huxi
 from ..rules import as_rules
 from ..scoring import evaluate_counts, pack_counts
 from .base import Agent
+
+if TYPE_CHECKING:
+    from ..protocol import GameProtocol
 
 _BITS = 3
 _UNIT = tuple(1 << (_BITS * k) for k in range(NUM_KINDS))
@@ -347,6 +351,13 @@ class GreedyAgent(_HeuristicAgent):
 
     name = "greedy"
 
+    def act_game(self, game: GameProtocol, seat: int) -> int:
+        """On the compiled core, the compiled twin decides (``paohuzi_env/_core/bots.cpp``,
+        identical choices, no PlayerView built); elsewhere :meth:`act`."""
+        if type(self) is GreedyAgent and _compiled_twin_applies(self, game, seat):
+            return game.greedy_action()
+        return self.act(game.view(seat))
+
 
 class ExpertAgent(_HeuristicAgent):
     """Card counting, huxi-aware valuation, safe and edge-first discards."""
@@ -359,3 +370,19 @@ class ExpertAgent(_HeuristicAgent):
     edge_penalty = 0.1
     wait_weight = 8.0
     red_weight = 4.0
+
+    def act_game(self, game: GameProtocol, seat: int) -> int:
+        """On the compiled core, the compiled twin decides (``paohuzi_env/_core/bots.cpp``,
+        identical choices, no PlayerView built); elsewhere :meth:`act`."""
+        if type(self) is ExpertAgent and _compiled_twin_applies(self, game, seat):
+            return game.expert_action()
+        return self.act(game.view(seat))
+
+
+def _compiled_twin_applies(agent: _HeuristicAgent, game: GameProtocol, seat: int) -> bool:
+    """Whether ``game`` runs on the compiled core, under the agent's rules, with ``seat`` to act:
+    then the bot's compiled twin gives its choice (a subclass that changes the bot keeps
+    :meth:`act`; the callers check the exact class)."""
+    from ..fast import Game as FastGame
+
+    return isinstance(game, FastGame) and game.current_player == seat and game.rules == agent.rules

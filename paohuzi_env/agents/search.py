@@ -407,7 +407,7 @@ class SearchAgent(Agent):
             # until the table changes (R-CHOU-5), and the search's estimate of waiting for a
             # bigger one is the optimistic maximum of noisy means.
             choice = HU if HU in legal else legal[0]
-            self.last = {"worlds": 0, "attempts": 0, "means": {}, "choice": choice}
+            self.last = {"worlds": 0, "attempts": 0, "means": {}, "ses": {}, "choice": choice}
             return choice
         kn = _knowledge(real, seat)
         scores: list[list[int]] = []  # per world, the seat's points after each legal action
@@ -433,9 +433,12 @@ class SearchAgent(Agent):
             scores.append(row)
         choice = default
         means: dict[int, float] = {}
+        ses: dict[int, float] = {}
         if len(scores) >= 2:
             pts = np.asarray(scores, dtype=float)
             means = {a: float(m) for a, m in zip(legal, pts.mean(axis=0))}
+            # standard error of each mean (for labelled data: training/label.py)
+            ses = {a: float(e) for a, e in zip(legal, pts.std(axis=0, ddof=1) / np.sqrt(len(pts)))}
             # Each action against the rollout bot's choice, world by world (common random
             # numbers): leave that choice only for a gain whose lower confidence bound clears
             # the margin, so that the noise of a few playouts never decides.
@@ -444,6 +447,6 @@ class SearchAgent(Agent):
             best = int(np.argmax(lcb))
             if lcb[best] > self.margin:
                 choice = legal[best]
-        self.last = {"worlds": len(scores), "attempts": attempts, "means": means,
+        self.last = {"worlds": len(scores), "attempts": attempts, "means": means, "ses": ses,
                      "choice": choice}
         return choice

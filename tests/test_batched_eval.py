@@ -1,0 +1,119 @@
+"""Batched evaluation of network agents (training/batched_eval.py): the same rows, summary and
+JSON as the per-decision path for the same seed."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from paohuzi_env import fast
+
+pytestmark = pytest.mark.skipif(not fast.available(), reason="needs the compiled core")
+
+torch = pytest.importorskip("torch")
+
+from training import batched_eval  # noqa: E402
+from training.evaluate import evaluate, main, play_deal  # noqa: E402
+
+PURE = "checkpoint:checkpoints/shipped/pure-network.pt"
+RESIDUAL = "checkpoint:checkpoints/shipped/policy.pt"  # asks the expert at every decision
+
+
+def _per_decision(candidate, opponents, deals, seed, rules="huaihua"):
+    rows = []
+    for d in deals:
+        rows.extend(play_deal(candidate, opponents, d, seed, rules, "fast"))
+    return rows
+
+
+@pytest.mark.parametrize("candidate,opponents,slots", [
+    (PURE, ["expert", "expert"], 512),
+    (PURE, ["expert", "greedy"], 5),  # few slots: games queue, slots refill and go idle
+    (RESIDUAL, ["greedy", "random"], 512),  # compiled prior; random asked in Python
+    ("expert", [PURE, RESIDUAL], 4),  # networks in the other seats, two networks per tick
+])
+def test_batched_rows_equal_the_per_decision_rows(candidate, opponents, slots):
+    deals = list(range(6))
+    before = dict(batched_eval.STATS)
+    got = batched_eval.play_deals(candidate, opponents, deals, 11, "huaihua", slots=slots)
+    assert batched_eval.STATS["rows"] > before["rows"]  # the networks were asked batched
+    assert got == _per_decision(candidate, opponents, deals, 11)
+
+
+def test_search_seat_in_the_batched_harness():
+    # A search seat is asked per decision (its seeded Python agent) beside a batched network.
+    spec = "search:samples=2,playouts=8"
+    got = batched_eval.play_deals(spec, [PURE, "expert"], [0], 2, "huaihua", slots=3)
+    assert got == _per_decision(spec, [PURE, "expert"], [0], 2)
+
+
+def test_yongzhou_residual_network():
+    spec = "checkpoint:checkpoints/shipped/yongzhou-residual.pt"
+    got = batched_eval.play_deals(spec, ["expert", "expert"], [0, 1, 2], 4, "yongzhou")
+    assert got == _per_decision(spec, ["expert", "expert"], [0, 1, 2], 4, "yongzhou")
+
+
+def test_batched_and_one_row_logits_differ_far_below_the_tie_tolerance():
+    # The premise of TIE_TOL: where the top two legal logits are further apart than it, the
+    # batched argmax is the one-row argmax. Measure the largest difference between the batched
+    # product and one-row products over real positions.
+    from paohuzi_env.agents import make_agent
+
+    vg = fast.VectorGame(300, "huaihua", seed=9)
+    for _ in range(25):
+        vg.step(vg.expert_actions())
+    obs, mask, _, _ = vg.observe()
+    for spec in (PURE, RESIDUAL):
+        agent = make_agent(spec, seed=0, rules="huaihua")
+        model = agent.model  # type: ignore[attr-defined]
+        prior = vg.expert_actions() if model.prior != "none" else None
+        with torch.no_grad():
+            m = torch.from_numpy(mask != 0)
+            p = None if prior is None else torch.from_numpy(prior)
+            batch = model.masked_logits(torch.from_numpy(obs), m, p)
+            worst = 0.0
+            for i in range(len(obs)):
+                one = model.masked_logits(torch.from_numpy(obs[i].copy()).unsqueeze(0), m[i:i + 1],
+                                          None if p is None else p[i:i + 1])[0]
+                legal = m[i]
+                scale = 1.0 + float(one[legal].abs().max())
+                worst = max(worst, float((batch[i][legal] - one[legal]).abs().max()) / scale)
+        assert worst < batched_eval.TIE_TOL / 20, (spec, worst)
+
+
+def test_every_row_decided_again_gives_the_same_rows(monkeypatch):
+    deals = [0, 1, 2]
+    ref = _per_decision(PURE, ["expert", "expert"], deals, 3)
+    monkeypatch.setattr(batched_eval, "TIE_TOL", float("inf"))
+    before = dict(batched_eval.STATS)
+    got = batched_eval.play_deals(PURE, ["expert", "expert"], deals, 3, "huaihua")
+    asked = batched_eval.STATS["rows"] - before["rows"]
+    assert asked > 0 and batched_eval.STATS["redecided"] - before["redecided"] == asked
+    assert got == ref
+
+
+def test_evaluate_and_cli_json_identical_batched_or_not(tmp_path):
+    a = evaluate(PURE, "expert", deals=5, seed=6, workers=2, progress=False, backend="fast")
+    b = evaluate(PURE, "expert", deals=5, seed=6, workers=1, progress=False, backend="fast",
+                 batched=False)
+    a.pop("wall_seconds"), b.pop("wall_seconds")
+    assert a == b
+    outs = []
+    for extra in ([], ["--per-decision"]):
+        out = tmp_path / f"r{len(extra)}.json"
+        assert main([PURE, "--vs", "greedy", "--deals", "3", "--seed", "2", "--workers", "1",
+                     "--no-progress", "--backend", "fast", "--json", str(out), *extra]) == 0
+        res = json.loads(out.read_text())
+        res.pop("wall_seconds")
+        outs.append(res)
+    assert outs[0] == outs[1]
+
+
+def test_only_network_specs_take_the_batched_path():
+    assert batched_eval.wanted(["expert", PURE], "huaihua")
+    assert not batched_eval.wanted(["expert", "greedy", "random", "search:samples=2"], "huaihua")
+    assert batched_eval.chunk_size(20000, 2) == 2000
+    assert batched_eval.chunk_size(3, 2) == 1
+    assert np.all(np.asarray([batched_eval.chunk_size(d, 4) for d in range(1, 50)]) >= 1)

@@ -1,0 +1,223 @@
+"""Checkpoints are data (issue 27 item 1): every checkpoint loads with ``weights_only=True``, a
+crafted one whose unpickling would run code is refused by every command that loads
+checkpoints unless trusted, and the shipped ``.safetensors`` policies are the ``.pt`` ones."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("safetensors")
+
+from paohuzi_env.agents import make_agent  # noqa: E402
+from paohuzi_env.engine import Game  # noqa: E402
+from training.checkpoint import (  # noqa: E402
+    TRUST_ENV,
+    convert_checkpoint,
+    export_policy,
+    load_checkpoint,
+    save_checkpoint,
+    sidecar_path,
+)
+from training.checkpoint import main as checkpoint_main  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ROOT / "checkpoints" / "shipped"
+RESUME = ROOT / "checkpoints" / "resume"
+SHIPPED_RULES = {"policy": "huaihua", "pure-network": "huaihua", "yongzhou-residual": "yongzhou"}
+REFUSED = "arbitrary pickled objects"
+
+
+@pytest.fixture(autouse=True)
+def _untrusted(monkeypatch):
+    """No test starts trusted, and a --trust-checkpoint flag (which sets TRUST_ENV for the
+    process) does not outlive its test."""
+    monkeypatch.delenv(TRUST_ENV, raising=False)
+
+
+class _CreatesFile:
+    """Unpickling this calls ``open(path, "w")``: it creates a file, as a malicious checkpoint
+    would run any code."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+@pytest.fixture
+def evil(tmp_path):
+    """A crafted checkpoint: the shipped pure network (a real huaihua checkpoint, so a trusted
+    load plays) plus an entry whose unpickling creates ``pwned``. Returns (file, marker)."""
+    marker = tmp_path / "pwned"
+    data = load_checkpoint(SHIPPED / "pure-network.pt")
+    data["payload"] = _CreatesFile(marker)
+    path = tmp_path / "evil.pt"
+    torch.save(data, path)
+    assert not marker.exists()
+    return path, marker
+
+
+def test_project_checkpoints_load_weights_only():
+    """The committed .pt files (shipped policies, resumable states) are plain data."""
+    files = sorted(SHIPPED.glob("*.pt")) + sorted(RESUME.glob("*.pt"))
+    assert len(files) >= 6
+    for f in files:
+        data = torch.load(f, map_location="cpu", weights_only=True)
+        assert data["format"] == "paohuzi-ppo-checkpoint-v1", f
+        assert load_checkpoint(f, trust=False)["obs_version"] == data["obs_version"]
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED_RULES))
+def test_shipped_safetensors_is_the_pt_policy(name):
+    """Each shipped .safetensors + .json is its .pt: the same tensors bit for bit, the same
+    config, rules, counters and history, and the same decisions through ``checkpoint:PATH`` on
+    40 positions (the one-off 2,000-position check is in docs/checkpoints.md)."""
+    rules = SHIPPED_RULES[name]
+    pt = load_checkpoint(SHIPPED / f"{name}.pt", rules=rules)
+    st = load_checkpoint(SHIPPED / f"{name}.safetensors", rules=rules)
+    assert st["policy_only"] and pt["policy_only"]
+    assert pt["model"].keys() == st["model"].keys()
+    for k, v in pt["model"].items():
+        assert st["model"][k].dtype == v.dtype and torch.equal(st["model"][k], v), k
+    for k in ("obs_version", "config", "rules", "global_step", "iteration", "train_seconds"):
+        assert st[k] == pt[k], k
+    assert json.loads(json.dumps(pt["eval_history"])) == st["eval_history"]
+    side = json.loads(sidecar_path(SHIPPED / f"{name}.safetensors").read_text())
+    assert side["network"]["hidden"] == pt["config"]["hidden"]
+    assert side["network"]["tensors"] == {k: list(v.shape) for k, v in pt["model"].items()}
+    # the sidecar's own name works too
+    assert load_checkpoint(SHIPPED / f"{name}.json", rules=rules)["global_step"] == pt["global_step"]
+    a = make_agent(f"checkpoint:{SHIPPED / name}.pt", seed=0, rules=rules)
+    b = make_agent(f"checkpoint:{SHIPPED / name}.safetensors", seed=0, rules=rules)
+    asked = 0
+    for seed in range(50):
+        g = Game(rules, seed=seed)
+        while not g.done and asked < 40:
+            v = g.view(g.current_player)
+            x = a(v)
+            if len(v.legal) > 1:
+                assert b(v) == x
+                asked += 1
+            g.step(x)
+        if asked >= 40:
+            break
+    assert asked == 40
+
+
+def test_save_keeps_only_plain_data(tmp_path):
+    base = {"rules": {"name": "huaihua", "overrides": {}}, "config": {}}
+    with pytest.raises(TypeError, match=r"checkpoint\['extra'\] is a numpy.ndarray"):
+        save_checkpoint(tmp_path / "a.pt", {**base, "extra": np.zeros(3)})
+    with pytest.raises(TypeError, match=r"\['p'\] is a pathlib"):
+        save_checkpoint(tmp_path / "a.pt", {**base, "extra": {"p": tmp_path}})
+    assert not list(tmp_path.iterdir())  # nothing written, no temporary file left
+    # numpy scalars (a mean taken with numpy) become the numbers they hold
+    save_checkpoint(tmp_path / "b.pt", {**base, "x": np.float64(0.25), "n": [np.int64(3)]})
+    data = torch.load(tmp_path / "b.pt", weights_only=True)
+    assert data["x"] == 0.25 and type(data["x"]) is float and data["n"] == [3]
+
+
+def test_safetensors_pair_is_checked(tmp_path):
+    st = export_policy(SHIPPED / "pure-network.pt", tmp_path / "p.safetensors")
+    assert st == tmp_path / "p.safetensors" and sidecar_path(st).is_file()
+    assert load_checkpoint(st, rules_name="huaihua")["policy_only"]
+    with pytest.raises(ValueError, match="trained under rules 'huaihua'"):
+        load_checkpoint(st, rules_name="classic")
+    # another network's tensors under this sidecar: refused by its SHA-256
+    other = export_policy(SHIPPED / "policy.pt", tmp_path / "q.safetensors")
+    shutil.copy(other, st)
+    with pytest.raises(ValueError, match="is not the tensors file its sidecar"):
+        load_checkpoint(st)
+    sidecar_path(st).unlink()
+    with pytest.raises(ValueError, match="has no sidecar"):
+        load_checkpoint(st)
+    sidecar_path(st).write_text('{"format": "something else"}')
+    with pytest.raises(ValueError, match="not a paohuzi policy sidecar"):
+        load_checkpoint(st)
+    with pytest.raises(ValueError, match="ends in .safetensors"):
+        from training.checkpoint import save_safetensors
+
+        save_safetensors(tmp_path / "x.pt", {"model": {}})
+
+
+def test_refused_unless_trusted(evil):
+    path, marker = evil
+    with pytest.raises(ValueError, match=rf"{REFUSED} to load \(io.open\).*--trust-checkpoint"):
+        load_checkpoint(path)
+    with pytest.raises(ValueError, match=REFUSED):
+        make_agent(f"checkpoint:{path}", seed=0, rules="huaihua")
+    with pytest.raises(ValueError, match=REFUSED):
+        export_policy(path, path.with_name("out.pt"))
+    assert not marker.exists()
+    # the crafted file does what it says once trusted: this test can fail
+    assert load_checkpoint(path, trust=True)["global_step"] > 0
+    assert marker.exists()
+
+
+def test_paohuzi_eval_refuses_it(evil, capsys):
+    from training.evaluate import main
+
+    path, marker = evil
+    args = [f"checkpoint:{path}", "--vs", "random", "--deals", "1", "--workers", "1", "--no-progress"]
+    assert main(args) == 2
+    assert REFUSED in capsys.readouterr().err
+    assert not marker.exists()
+    assert main(args + ["--trust-checkpoint"]) == 0
+    assert marker.exists()
+
+
+def test_paohuzi_serve_refuses_it(evil, capsys):
+    pytest.importorskip("starlette")
+    pytest.importorskip("uvicorn")
+    from paohuzi_env.cli import main
+
+    path, marker = evil
+    assert main(["serve", "--opponents", f"checkpoint:{path}", "random", "--port", "8999"]) == 2
+    assert REFUSED in capsys.readouterr().err
+    assert not marker.exists()
+
+
+def test_paohuzi_play_refuses_it(evil, capsys, tmp_path):
+    from paohuzi_env.cli import main
+
+    path, marker = evil
+    assert main(["play", "--opponents", "random", f"checkpoint:{path}", "--hands", "1",
+                 "--records", str(tmp_path / "rec")]) == 2
+    assert REFUSED in capsys.readouterr().err
+    assert not marker.exists()
+
+
+def test_paohuzi_train_resume_refuses_it(evil, capsys, tmp_path, monkeypatch):
+    from training.ppo import main
+
+    path, marker = evil
+    monkeypatch.chdir(tmp_path)
+    assert main(["--config", str(ROOT / "configs" / "ppo-tiny.yaml"), "--resume", str(path)]) == 2
+    assert REFUSED in capsys.readouterr().err
+    assert not marker.exists()
+
+
+def test_convert_an_old_file(tmp_path, capsys):
+    """A checkpoint written before (numpy scalars inside: it needs numpy's pickled objects)
+    is refused, then converted once with --trust-checkpoint and loads plainly from then on."""
+    data = load_checkpoint(SHIPPED / "pure-network.pt")
+    data["eval_history"] = [{"step": np.int64(5), "mean": np.float64(0.5)}]
+    old = tmp_path / "old.pt"
+    torch.save(data, old)
+    with pytest.raises(ValueError, match=REFUSED):
+        load_checkpoint(old)
+    assert checkpoint_main(["convert", str(old)]) == 2
+    assert REFUSED in capsys.readouterr().err
+    assert checkpoint_main(["convert", str(old), "--trust-checkpoint"]) == 0
+    new = torch.load(old, weights_only=True)
+    assert new["eval_history"] == [{"step": 5, "mean": 0.5}]
+    assert torch.equal(new["model"]["actor.0.weight"], data["model"]["actor.0.weight"])
+    with pytest.raises(ValueError, match="already safe"):
+        convert_checkpoint(SHIPPED / "policy.safetensors")
