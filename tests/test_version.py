@@ -76,3 +76,37 @@ def test_console_scripts_and_entry_points_name_installed_modules():
         assert top in mapping, f"{name} = {target!r}: {top!r} is not an installed package ({sorted(mapping)})"
         path = ROOT / mapping[top] / (rest.replace(".", "/") + ".py")
         assert path.is_file(), f"{name} = {target!r}: no {path.relative_to(ROOT)}"
+
+
+def test_training_and_paohuzi_training_are_one_package_in_a_clone():
+    # In a clone both names import the same modules, so an agent built through the `checkpoint`
+    # entry point (paohuzi_training.policy) is an instance of the class that code imported as
+    # training.policy checks for.
+    import importlib
+
+    for name in ("policy", "evaluate", "checkpoint"):
+        a = importlib.import_module(f"training.{name}")
+        b = importlib.import_module(f"paohuzi_training.{name}")
+        assert a is b, name
+        assert a.__spec__.name == a.__name__  # the alias leaves the real module's spec alone
+
+
+def test_an_installed_paohuzi_training_leaves_the_name_training_alone(tmp_path):
+    # The wheel's layout: the folder is paohuzi_training/, and another project's `training` stays
+    # that project's.
+    import shutil
+    import subprocess
+    import sys
+
+    (tmp_path / "site" / "paohuzi_training").mkdir(parents=True)
+    shutil.copy(ROOT / "training" / "__init__.py", tmp_path / "site" / "paohuzi_training")
+    (tmp_path / "site" / "paohuzi_training" / "m.py").write_text("X = 1\n")
+    (tmp_path / "other" / "training").mkdir(parents=True)
+    (tmp_path / "other" / "training" / "__init__.py").write_text("MINE = 1\n")
+    code = ("import paohuzi_training.m, training\n"
+            "assert paohuzi_training.m.X == 1 and training.MINE == 1\n"
+            "import importlib.util\n"
+            "assert importlib.util.find_spec('training.m') is None\n")
+    env = {"PYTHONPATH": f"{tmp_path / 'site'}{__import__('os').pathsep}{tmp_path / 'other'}"}
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
