@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._version import __version__
 from .rules import PRESETS, Rules, get_rules, load_rules
 from .scoring import Win, evaluate_win
 
-__version__ = "0.1.0"
 __all__ = [
     "Rules", "Win", "env", "evaluate_win", "get_rules", "load_rules", "raw_env", "__version__",
 ]

@@ -1,4 +1,4 @@
-"""吃 and 比 legality (RULES.md section 6) and the counts rule's target (R-GROUP-3).
+"""吃 and 比 legality (docs/rules.md section 6) and the counts rule's target (R-GROUP-3).
 
 A pure search over hand counts, shared by the engine and the bots. A hand is a tuple of counts
 over the kinds; ``usable`` is the part of it that may go into 吃/比 groups: every kind held fewer

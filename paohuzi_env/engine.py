@@ -1,4 +1,4 @@
-"""The game engine: one hand of 跑胡子 from the deal to a win or 荒庄 (RULES.md sections 2, 4–8).
+"""The game engine: one hand of 跑胡子 from the deal to a win or 荒庄 (docs/rules.md sections 2, 4–8).
 
 A pure, seeded, replayable core. ``Game`` runs every forced move (提, 偎, 跑, the forced 天胡,
 skipped discards) itself and stops only at decisions:

@@ -1,4 +1,4 @@
-"""Groups (门子) and their huxi (R-GROUP-*, RULES.md section 3).
+"""Groups (门子) and their huxi (R-GROUP-*, docs/rules.md section 3).
 
 A group is a ``(type, cards)`` pair, ``cards`` a sorted tuple of kind ids. Types:
 
@@ -93,7 +93,7 @@ def is_chi_group(cards: tuple[int, ...]) -> bool:
 
 @lru_cache(maxsize=1024)
 def group_huxi(gtype: str, cards: tuple[int, ...]) -> int:
-    """Huxi of one group (the table of RULES.md section 3)."""
+    """Huxi of one group (the table of docs/rules.md section 3)."""
     if gtype in SEQUENCE_TYPES:
         return sequence_huxi(cards)
     pair = _SAME_KIND_HUXI.get(gtype)

@@ -1,5 +1,5 @@
 """The observation encoders ``paohuzi-obs-v1`` and ``paohuzi-obs-v2``: flat float32 vectors read
-from a PlayerView. Presets without 王 use v1; ``yongzhou`` (two 王, RULES.md section 10) uses v2,
+from a PlayerView. Presets without 王 use v1; ``yongzhou`` (two 王, docs/rules.md section 10) uses v2,
 which is v1 plus the 王 features below (:func:`obs_size`, :func:`obs_version`).
 
 It reads only :class:`~paohuzi_env.engine.PlayerView` (what the seat may know), so nothing hidden

@@ -1,4 +1,4 @@
-"""Rule presets (RULES.md section 9) as a frozen, validated :class:`Rules` dataclass.
+"""Rule presets (docs/rules.md section 9) as a frozen, validated :class:`Rules` dataclass.
 
 ``get_rules("huaihua", zimo_15=False)`` returns a preset with overrides; ``load_rules(path)``
 reads the same from a YAML file (``preset: <name>`` plus override keys). Unknown presets,
@@ -59,7 +59,7 @@ RENAMED_KEYS = {"discards_claimable": "chi_on_discard"}
 
 @dataclass(frozen=True)
 class Rules:
-    """One rule set. Every field is a switch or number of RULES.md; presets fill them in.
+    """One rule set. Every field is a switch or number of docs/rules.md; presets fill them in.
 
     Attributes:
         name: the preset this was built from.
@@ -201,7 +201,7 @@ PRESETS: dict[str, Rules] = {
     ),
     # seed 002's other 怀化 table (红山掌): everything as huaihua but the 名堂 and their fans.
     "hongshanzhang": _preset("hongshanzhang", "hongshanzhang", _HONGSHANZHANG_FANS),
-    # seed 002's 永州 game with two 王 (RULES.md section 10): as huaihua except 82 cards, min 15
+    # seed 002's 永州 game with two 王 (docs/rules.md section 10): as huaihua except 82 cards, min 15
     # huxi with no 平胡 threshold, the 自摸 tun replaced by the way factor, colour × way
     # multiplied, and 天胡 counting as 自摸 (R-WANG-7, seed 002 "天胡为自摸").
     "yongzhou": _preset(

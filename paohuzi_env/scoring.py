@@ -5,7 +5,7 @@ canonical inputs (count tuples, sorted meld tuples) for the engine's hot path. B
 memoised: the loose-card decomposition on a packed count vector, whole answers on the
 canonical key.
 
-王 (jokers, RULES.md section 10, the ``yongzhou`` family): the hand's 王 are a separate number
+王 (jokers, docs/rules.md section 10, the ``yongzhou`` family): the hand's 王 are a separate number
 (``wang``). In a decomposition each 王 fills any missing member of a hand group — one 王 with two
 real cards, two 王 with one, or the 将 (王 + a card, or 王王) — and the group scores as the group it
 stands for (R-WANG-4); :func:`_solve_wild` searches this exactly, keeping the best huxi for each
@@ -38,7 +38,7 @@ class Win:
         tun: 囤 (等) including the 自摸 tun.
         fan: the fan total (1 for 平胡).
         score: tun × fan: what each loser pays (R-SCORE-2).
-        names: the 名堂 in RULES.md spelling, plus ``"自摸"`` when 自摸 added a tun.
+        names: the 名堂 in docs/rules.md spelling, plus ``"自摸"`` when 自摸 added a tun.
         groups: the decomposition used: table groups then hand groups, ``(type, cards)``.
             A group a 王 completes lists the kind the 王 stands for (王 + 二二 is
             ``("kan", (1, 1, 1))``); a 王吊 group (R-WANG-6, 0 huxi) has type ``"wang_diao"``
@@ -678,7 +678,7 @@ def _evaluate_wang(
     hand: tuple[int, ...], melds: tuple[Group, ...], c: int | None, rules: Rules, *,
     self_drawn: bool, tianhu: bool, dihu: bool, haidi: bool, wang: int,
 ) -> Win | None:
-    """:func:`evaluate_counts` for a hand with ``wang`` 王 (RULES.md section 10).
+    """:func:`evaluate_counts` for a hand with ``wang`` 王 (docs/rules.md section 10).
 
     R-WANG-5: with a winning card, only a 自摸 wins. R-WANG-4: every reading of the winning
     card is decomposed with the 王 as wildcards (:func:`_solve_wild`). R-WANG-6: where the

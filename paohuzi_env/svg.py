@@ -2,7 +2,7 @@
 
 :func:`table_svg` draws what a seat may see (``Game.view(seat)``: its own hand face up, the other
 hands as card backs, another seat's 偎 as three backs, a 提 or 臭偎 with one card face up and the
-rest face down, as RULES.md's group table says) or, with ``seat=None``, everything (every hand
+rest face down, as docs/rules.md's group table says) or, with ``seat=None``, everything (every hand
 face up; cards that lie face down at the table get a dashed frame). Once the hand is over
 every view shows everything, as the players lay their cards open. It also shows each seat's
 discard area (出牌区), the card on offer and who offers it, the wall count, the 亮张, the dealer
@@ -33,7 +33,7 @@ _RED, _BLACK, _GOLD = "#c0392b", "#1d1d1d", "#f4c542"
 _FONT = "'Noto Serif CJK SC','Noto Sans CJK SC','Source Han Serif SC','SimSun','Songti SC',serif"
 _SOURCE = {"draw": "翻出", "discard": "打出", "liang": "亮张"}
 _DECISION = {"tianhu": "天胡?", "hu": "胡?", "claim": "吃/碰?", "bi": "比", "discard": "出牌"}
-# How many cards of a group lie face up at the table for the other seats (RULES.md §3).
+# How many cards of a group lie face up at the table for the other seats (docs/rules.md §3).
 _FACE_UP_FOR_OTHERS = {"wei": 0, "chou_wei": 1, "ti": 1}
 
 

@@ -1,4 +1,4 @@
-"""Cards, their facts and the notation people type (RULES.md section 1: R-CARD-1..3; the 王 of
+"""Cards, their facts and the notation people type (docs/rules.md section 1: R-CARD-1..3; the 王 of
 section 10: R-WANG-1)."""
 
 from __future__ import annotations

@@ -105,7 +105,7 @@ def test_chi_groups_match_brute_force_on_random_hands(seed):
 
 
 def test_seed_000_b_bi_steps():
-    # RULES.md section 6, seed 000 (b): hand 一 二二 三三 四 贰贰, 吃 二 with 一三 → 比 二二贰 (done), or
+    # docs/rules.md section 6, seed 000 (b): hand 一 二二 三三 四 贰贰, 吃 二 with 一三 → 比 二二贰 (done), or
     # 二贰贰 then 二三四, or 二三四 then 二贰贰.
     hand = counts("一 二二 三三 四 贰贰")
     c = parse("二")[0]

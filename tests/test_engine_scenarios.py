@@ -1,4 +1,4 @@
-"""Scripted hands for the engine: one or more scenario per rule of RULES.md sections 4–7.
+"""Scripted hands for the engine: one or more scenario per rule of docs/rules.md sections 4–7.
 
 Each test fixes a deal with :func:`tests.deals.new_game` (R-DEAL-1 layout: dealer, next,
 prev, then the first wall cards; the dealer's last card is the 亮张), plays actions, and

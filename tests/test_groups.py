@@ -1,4 +1,4 @@
-"""Groups (门子) and their huxi: the table of RULES.md section 3 (R-GROUP-1, R-GROUP-2).
+"""Groups (门子) and their huxi: the table of docs/rules.md section 3 (R-GROUP-1, R-GROUP-2).
 
 The seeds' huxi facts (seeds 001, 002, 004): 碰 small 1 / big 3; 坎, 偎, 臭偎 3 / 6; 跑 6 / 9;
 提 9 / 12; 一二三 and 二七十 3, 壹贰叁 and 贰柒拾 6, every other 句 0; 绞 0.

@@ -1,4 +1,4 @@
-"""The baselines' strength ordering under ``yongzhou`` (two 王, RULES.md section 10), checked in CI:
+"""The baselines' strength ordering under ``yongzhou`` (two 王, docs/rules.md section 10), checked in CI:
 ``expert`` beats ``greedy`` and ``greedy`` beats ``random`` over 2,000 duplicate deals each, with
 seat rotation, the 95% CI over deals above 0. The seed (2026, the README's) was fixed before the
 first run; the README's table and docs/results/*-yongzhou.json are these same runs."""

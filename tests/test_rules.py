@@ -1,4 +1,4 @@
-"""Rule presets (RULES.md section 9), overrides and YAML rule files."""
+"""Rule presets (docs/rules.md section 9), overrides and YAML rule files."""
 
 from __future__ import annotations
 
@@ -145,7 +145,7 @@ def test_hongshanzhang_values():
 
 
 def test_yongzhou_values():
-    # RULES.md section 10: as huaihua except what R-WANG-1..8 say.
+    # docs/rules.md section 10: as huaihua except what R-WANG-1..8 say.
     r = YONGZHOU
     base = get_rules("huaihua")
     assert r.name == "yongzhou" and r.scoring == "yongzhou"

@@ -70,7 +70,7 @@ def test_own_hand_face_up_others_face_down_and_full_information():
 
 
 def test_hidden_wei_is_three_backs_for_others_and_ti_shows_one_card():
-    # RULES.md §3: others see that a 偎 exists, not its kind; a 提 shows one card face up.
+    # docs/rules.md §3: others see that a 偎 exists, not its kind; a 提 shows one card face up.
     g = _find_hand(lambda g: any(t == "wei" for t, _ in g.melds[0]))
     view_other = ET.fromstring(table_svg(g, 1))
     faces = _faces(_group(view_other, "melds", 0))

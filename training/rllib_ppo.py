@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
           num_epochs=a.num_epochs, save_every=a.save_every, address=a.address,
           num_cpus=a.num_cpus, reward=a.reward, lr=a.lr)
     if a.eval_deals:
-        from training.evaluate import evaluate, print_table
+        from .evaluate import evaluate, print_table
 
         print_table([evaluate(f"rllib:{out}", a.eval_vs, deals=a.eval_deals, seed=a.seed + 1,
                               rules=a.rules, workers=1)])

@@ -15,7 +15,7 @@ a complete group. They differ in what they know and weigh:
   (kinds it or others already let go, 熟张), as seed 004 advises. It always takes a win: the
   engine's 臭胡 rule makes a declined win costly, and no test showed a gain from declining.
 
-Under ``yongzhou`` both know the 王 (RULES.md section 10): a 王 is never a legal discard or
+Under ``yongzhou`` both know the 王 (docs/rules.md section 10): a 王 is never a legal discard or
 claim, so they never try one; a 王 counts toward the cards held (R-GROUP-3), and the winning
 holdings they look for use each 王 as a wildcard (王吊 included). ``expert`` weighs the waits of a
 王 holder by the share of cards it draws itself (R-WANG-5: it wins only on 自摸), and counts a
