@@ -44,6 +44,7 @@ from .base import Agent
 
 NUM_TYPES = NUM_KINDS + 1  # the 20 kinds and the 王
 ROLLOUTS = ("expert", "greedy", "random")
+IMPLS = ("core", "python")
 
 
 def _next(s: int) -> int:
@@ -325,7 +326,8 @@ def parse_search_spec(arg: str) -> dict[str, Any]:
     if not arg:
         return out
     types = {"samples": int, "rollout": str, "z": float, "margin": float, "playouts": int,
-             "budget_ms": float, "tries": int}
+             "budget_ms": float, "tries": int, "prune": int, "prune_z": float, "threads": int,
+             "impl": str}
     for part in arg.split(","):
         key, sep, value = part.partition("=")
         key = key.strip()
@@ -338,6 +340,101 @@ def parse_search_spec(arg: str) -> dict[str, Any]:
         except ValueError:
             raise ValueError(f"search option {key} must be {types[key].__name__}, "
                              f"got {value!r}") from None
+    return out
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def _rng_state(rng: np.random.Generator) -> tuple[int, int, int, int, int, int]:
+    """``rng``'s PCG64 state as the compiled search takes it."""
+    st = rng.bit_generator.state
+    if st.get("bit_generator") != "PCG64":
+        raise ValueError("the compiled search draws as numpy's PCG64; got a generator with "
+                         f"{st.get('bit_generator')!r}")
+    s, i = int(st["state"]["state"]), int(st["state"]["inc"])
+    return (s >> 64, s & _MASK64, i >> 64, i & _MASK64, int(st["has_uint32"]), int(st["uinteger"]))
+
+
+def _set_rng_state(rng: np.random.Generator, t: tuple[int, int, int, int, int, int]) -> None:
+    rng.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": (t[0] << 64) | t[1], "inc": (t[2] << 64) | t[3]},
+        "has_uint32": t[4], "uinteger": t[5]}
+
+
+def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
+                seed: Any = None, samples: int = 32, playouts: int = 256, rollout: str = "expert",
+                z: float = 2.0, margin: float = 0.0, budget_ms: float = 0.0, tries: int = 8,
+                prune: int = 0, prune_z: float = 1.0, threads: int = 1) -> dict[str, Any]:
+    """The compiled search (``paohuzi_env/_core/search.cpp``) at ``seat``'s decision in ``game``
+    (either engine).
+
+    The worlds are drawn from ``rng`` (advanced exactly as :class:`SearchAgent`'s Python search
+    advances its generator), or from ``numpy.random.default_rng(seed)``. With ``prune=0`` the
+    answer is the Python reference's for the same generator state (``tests/test_fast_search.py``).
+    ``prune=K`` (K > 0) plays the worlds in rounds of K and, after each round, stops playing out
+    an action whose mean gain over the rollout bot's choice plus ``prune_z`` standard errors is
+    at most ``margin`` (it cannot plausibly be chosen); the search ends when only the bot's
+    choice is left. ``threads`` plays a round's playouts on that many threads (the answer does
+    not depend on it).
+
+    Returns:
+        a dict: ``choice``, ``worlds``, ``attempts``, ``playouts``, ``legal``, ``means`` (per
+        legal action, empty with fewer than 2 worlds), ``played`` (worlds per action).
+
+    Raises:
+        ValueError: a seat that is not the seat to act, a finished hand, or a bad option.
+        RuntimeError: when the compiled core is not available.
+    """
+    from .. import fast
+
+    core = fast._require()
+    if not hasattr(core, "search_action"):
+        raise RuntimeError("this build of the compiled core has no search (bind_search)")
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 3:
+        raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
+    real = game if isinstance(game, fast.Game) else fast.Game.replay(game.record())
+    gen = rng if rng is not None else np.random.default_rng(seed)
+    out = core.search_action(real._g, int(seat), _rng_state(gen), samples=samples,
+                             playouts=playouts, rollout=rollout, z=z, margin=margin,
+                             budget_ms=budget_ms, tries=tries, prune=prune, prune_z=prune_z,
+                             threads=threads)
+    _set_rng_state(gen, out.pop("rng_state"))
+    return dict(out)
+
+
+def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, seed: int = 0, *,
+                  samples: int = 32, playouts: int = 256, rollout: str = "expert", z: float = 2.0,
+                  margin: float = 0.0, tries: int = 8, prune: int = 0, prune_z: float = 1.0,
+                  threads: int = 1) -> np.ndarray:
+    """The compiled search's action in each hand of ``vg`` (a :class:`paohuzi_env.fast.VectorGame`)
+    that ``which`` (bool (n,)) marks, all hands when None, as int64 (n,) (``out`` keeps its other
+    entries). Hand ``i`` draws its worlds from a generator keyed by ``seed``, its deal number and
+    the actions taken in it so far (``_fast.search_rng_state``), so an answer depends on neither
+    the batch nor ``threads`` (hands searched at once). Options as :func:`core_search`.
+
+    Raises:
+        ValueError: bad arrays or options.
+    """
+    from .. import fast
+
+    core = fast._require()
+    n = vg.num_hands
+    if out is None:
+        out = np.full(n, -1, np.int64)
+    if not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (n,):
+        raise ValueError(f"out must be an int64 array of shape ({n},)")
+    if which is not None:
+        which = np.asarray(which)
+        if which.dtype != np.bool_ or which.shape != (n,):
+            raise ValueError(f"which must be a bool array of shape ({n},), got "
+                             f"{which.dtype} {which.shape}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
+    core.search_actions(vg._v, out, which, int(seed), samples=samples, playouts=playouts,
+                        rollout=rollout, z=z, margin=margin, tries=tries, prune=prune,
+                        prune_z=prune_z, threads=threads)
     return out
 
 
@@ -358,6 +455,14 @@ class SearchAgent(Agent):
         budget_ms: stop sampling worlds after this many milliseconds (0: no time limit). A time
             limit makes decisions depend on the machine's speed; the sample count does not.
         tries: sampled deals per wanted world before giving up (a rejected deal costs a replay).
+        prune: 0 plays every legal action in every world (the reference); K > 0 plays the
+            worlds in rounds of K and stops playing out an action that cannot plausibly beat the
+            rollout bot's choice (see :func:`core_search`); compiled search only.
+        prune_z: the standard errors of that test.
+        threads: threads for the playouts (compiled search only; decisions do not depend on it).
+        impl: ``core`` (the compiled search, ``_core/search.cpp``) or ``python`` (this module's
+            readable reference; the same decisions as ``core`` with ``prune=0`` for the same
+            seed).
 
     Raises:
         ValueError: for a bad option, naming what is allowed.
@@ -367,7 +472,9 @@ class SearchAgent(Agent):
 
     def __init__(self, seed: Any = None, rules: str | Rules = "huaihua", *, samples: int = 32,
                  rollout: str = "expert", z: float = 2.0, margin: float = 0.0,
-                 playouts: int = 256, budget_ms: float = 0.0, tries: int = 8) -> None:
+                 playouts: int = 256, budget_ms: float = 0.0, tries: int = 8,
+                 prune: int = 0, prune_z: float = 1.0, threads: int = 1,
+                 impl: str = "core") -> None:
         super().__init__(seed)
         if samples < 1 or playouts < 1:
             raise ValueError(f"samples and playouts must be at least 1, got samples={samples}, "
@@ -377,7 +484,18 @@ class SearchAgent(Agent):
         if z < 0 or margin < 0 or budget_ms < 0 or tries < 1:
             raise ValueError("z, margin and budget_ms must be >= 0 and tries >= 1, got "
                              f"z={z}, margin={margin}, budget_ms={budget_ms}, tries={tries}")
+        if prune < 0 or prune_z < 0 or threads < 1:
+            raise ValueError(f"prune and prune_z must be >= 0 and threads >= 1, got "
+                             f"prune={prune}, prune_z={prune_z}, threads={threads}")
+        if impl not in IMPLS:
+            raise ValueError(f"impl must be one of {', '.join(IMPLS)}, got {impl!r}")
+        if impl == "python" and (prune or threads != 1):
+            raise ValueError("prune and threads are options of the compiled search (impl=core)")
         self.rules = as_rules(rules)
+        self.prune = prune
+        self.prune_z = prune_z
+        self.threads = threads
+        self.impl = impl
         self.samples = samples
         self.playouts = playouts
         self.rollout = rollout
@@ -398,6 +516,15 @@ class SearchAgent(Agent):
 
         if game.done or game.current_player != seat:
             raise ValueError(f"seat {seat} is not the seat to act (to act: {game.current_player})")
+        if self.impl == "core":
+            out = core_search(game, seat, rng=self.rng, samples=self.samples,
+                              playouts=self.playouts, rollout=self.rollout, z=self.z,
+                              margin=self.margin, budget_ms=self.budget_ms, tries=self.tries,
+                              prune=self.prune, prune_z=self.prune_z, threads=self.threads)
+            choice = int(out["choice"])
+            self.last = {"worlds": out["worlds"], "attempts": out["attempts"],
+                         "means": dict(zip(out["legal"], out["means"])), "choice": choice}
+            return choice
         legal = list(game.legal_actions())
         real = game if isinstance(game, FastGame) else FastGame.replay(game.record())
         default = (real.expert_action() if self.rollout == "expert" else
