@@ -673,6 +673,10 @@ def bench_search(seconds: float, seed: int, rules: str = "huaihua",
 
 
 def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["search"]:  # the compiled search against the Python one (bench_search.py)
+        importlib.import_module(".bench_search", __package__).main(args[1:])
+        return
     p = argparse.ArgumentParser(prog="python -m paohuzi_env.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["hu", "engine", "env", "core", "search"])

@@ -98,7 +98,7 @@ def test_decisions_are_the_reference(rules, options):
     the same worlds, attempts and mean outcomes at every decision."""
     compared = 0
     for seed in range(2):
-        core = SearchAgent(seed=11 + seed, rules=rules, samples=5, **options)
+        core = SearchAgent(seed=11 + seed, rules=rules, samples=5, prune=0, **options)
         ref = SearchAgent(seed=11 + seed, rules=rules, samples=5, impl="python", **options)
         g = fast.Game(rules, seed=50 + seed)
         while not g.done:
@@ -133,7 +133,7 @@ def test_threads_do_not_change_the_answer_and_pruning_plays_fewer():
         three = core_search(g, 0, seed=3, samples=16, prune=4, threads=3)
         assert one == three
         assert core_search(g, 0, seed=3, samples=8, threads=2) == core_search(g, 0, seed=3, samples=8)
-        full = core_search(g, 0, seed=3, samples=16)
+        full = core_search(g, 0, seed=3, samples=16, prune=0)
         assert one["choice"] in g.legal_actions()
         # the rollout bot's own choice is played in every world; no action in more
         d = one["legal"].index(g.expert_action())
@@ -170,8 +170,10 @@ def test_vector_search_asks_only_the_marked_hands():
 def test_make_agent_uses_the_compiled_search():
     agent = make_agent("search:samples=4,prune=2,threads=2", seed=1)
     assert isinstance(agent, SearchAgent) and agent.impl == "core" and agent.prune == 2
+    default = make_agent("search", seed=1)
+    assert default.impl == "core" and default.prune == 4 and default.prune_z == 1.0
     ref = make_agent("search:samples=4,impl=python", seed=1)
-    assert ref.impl == "python"
+    assert ref.impl == "python" and ref.prune == 0
 
 
 def test_bad_input_raises_clear_errors():

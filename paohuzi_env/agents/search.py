@@ -20,12 +20,22 @@ The agent never reads hidden state: what it samples from is a function of its se
 knowledge only (``tests/test_search.py`` changes the hidden cards of a position and checks the
 decision and every sampled world's public course stay the same for the same seed).
 
+Two implementations (docs/SEARCH.md, design (a)): the compiled search
+(``paohuzi_env/_core/search.cpp``, :func:`core_search`, :func:`vector_search`), which the agent
+uses, and this module's Python search (``impl=python``), kept as the readable reference. For the
+same generator state they sample the same deals draw for draw and, with ``prune=0``, take the
+same decisions with the same worlds and means (``tests/test_fast_search.py``). The default spec
+prunes (``prune=4``): after every 4 worlds it stops playing out an action whose gain over the
+rollout bot's choice cannot plausibly clear the margin, and ends when only that choice is left.
+
 The search needs the hand's public course, which a :class:`~paohuzi_env.engine.PlayerView`
 does not hold, so it is asked through :meth:`SearchAgent.act_game` (``paohuzi-eval`` and the
 project's harnesses do this for agents with an ``act_game`` method) and needs the compiled
 core (``paohuzi_env.fast``). Spec: ``search`` or, with every option at its default,
-``search:samples=32,playouts=256,rollout=expert,z=2,margin=0,budget_ms=0,tries=8`` (see
-:func:`parse_search_spec` and :class:`SearchAgent`).
+``search:samples=32,playouts=256,rollout=expert,z=2,margin=0,budget_ms=0,tries=8,prune=4,``
+``prune_z=1,threads=1,impl=core`` (see :func:`parse_search_spec` and :class:`SearchAgent`);
+``search:prune=0`` is the reference's algorithm on the core, ``search:impl=python`` the
+reference itself.
 """
 
 from __future__ import annotations
@@ -45,6 +55,8 @@ from .base import Agent
 NUM_TYPES = NUM_KINDS + 1  # the 20 kinds and the 王
 ROLLOUTS = ("expert", "greedy", "random")
 IMPLS = ("core", "python")
+PRUNE = 4  # the default spec's pruning rounds (docs/SEARCH.md: the same decisions as prune=0
+PRUNE_Z = 1.0  # on 200 of 200 test positions, with 0.6x the playouts)
 
 
 def _next(s: int) -> int:
@@ -366,7 +378,7 @@ def _set_rng_state(rng: np.random.Generator, t: tuple[int, int, int, int, int, i
 def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
                 seed: Any = None, samples: int = 32, playouts: int = 256, rollout: str = "expert",
                 z: float = 2.0, margin: float = 0.0, budget_ms: float = 0.0, tries: int = 8,
-                prune: int = 0, prune_z: float = 1.0, threads: int = 1) -> dict[str, Any]:
+                prune: int = PRUNE, prune_z: float = PRUNE_Z, threads: int = 1) -> dict[str, Any]:
     """The compiled search (``paohuzi_env/_core/search.cpp``) at ``seat``'s decision in ``game``
     (either engine).
 
@@ -406,7 +418,7 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
 
 def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, seed: int = 0, *,
                   samples: int = 32, playouts: int = 256, rollout: str = "expert", z: float = 2.0,
-                  margin: float = 0.0, tries: int = 8, prune: int = 0, prune_z: float = 1.0,
+                  margin: float = 0.0, tries: int = 8, prune: int = PRUNE, prune_z: float = PRUNE_Z,
                   threads: int = 1) -> np.ndarray:
     """The compiled search's action in each hand of ``vg`` (a :class:`paohuzi_env.fast.VectorGame`)
     that ``which`` (bool (n,)) marks, all hands when None, as int64 (n,) (``out`` keeps its other
@@ -457,7 +469,8 @@ class SearchAgent(Agent):
         tries: sampled deals per wanted world before giving up (a rejected deal costs a replay).
         prune: 0 plays every legal action in every world (the reference); K > 0 plays the
             worlds in rounds of K and stops playing out an action that cannot plausibly beat the
-            rollout bot's choice (see :func:`core_search`); compiled search only.
+            rollout bot's choice (see :func:`core_search`); compiled search only. Default:
+            ``PRUNE`` (4) for ``impl=core``, 0 for ``impl=python``.
         prune_z: the standard errors of that test.
         threads: threads for the playouts (compiled search only; decisions do not depend on it).
         impl: ``core`` (the compiled search, ``_core/search.cpp``) or ``python`` (this module's
@@ -473,7 +486,7 @@ class SearchAgent(Agent):
     def __init__(self, seed: Any = None, rules: str | Rules = "huaihua", *, samples: int = 32,
                  rollout: str = "expert", z: float = 2.0, margin: float = 0.0,
                  playouts: int = 256, budget_ms: float = 0.0, tries: int = 8,
-                 prune: int = 0, prune_z: float = 1.0, threads: int = 1,
+                 prune: int | None = None, prune_z: float = PRUNE_Z, threads: int = 1,
                  impl: str = "core") -> None:
         super().__init__(seed)
         if samples < 1 or playouts < 1:
@@ -484,6 +497,8 @@ class SearchAgent(Agent):
         if z < 0 or margin < 0 or budget_ms < 0 or tries < 1:
             raise ValueError("z, margin and budget_ms must be >= 0 and tries >= 1, got "
                              f"z={z}, margin={margin}, budget_ms={budget_ms}, tries={tries}")
+        if prune is None:
+            prune = PRUNE if impl == "core" else 0
         if prune < 0 or prune_z < 0 or threads < 1:
             raise ValueError(f"prune and prune_z must be >= 0 and threads >= 1, got "
                              f"prune={prune}, prune_z={prune_z}, threads={threads}")
@@ -523,7 +538,8 @@ class SearchAgent(Agent):
                               prune=self.prune, prune_z=self.prune_z, threads=self.threads)
             choice = int(out["choice"])
             self.last = {"worlds": out["worlds"], "attempts": out["attempts"],
-                         "means": dict(zip(out["legal"], out["means"])), "choice": choice}
+                         "means": dict(zip(out["legal"], out["means"])), "choice": choice,
+                         "playouts": out["playouts"]}
             return choice
         legal = list(game.legal_actions())
         real = game if isinstance(game, FastGame) else FastGame.replay(game.record())
@@ -534,7 +550,7 @@ class SearchAgent(Agent):
             # until the table changes (R-CHOU-5), and the search's estimate of waiting for a
             # bigger one is the optimistic maximum of noisy means.
             choice = HU if HU in legal else legal[0]
-            self.last = {"worlds": 0, "attempts": 0, "means": {}, "choice": choice}
+            self.last = {"worlds": 0, "attempts": 0, "means": {}, "choice": choice, "playouts": 0}
             return choice
         kn = _knowledge(real, seat)
         scores: list[list[int]] = []  # per world, the seat's points after each legal action
@@ -572,5 +588,5 @@ class SearchAgent(Agent):
             if lcb[best] > self.margin:
                 choice = legal[best]
         self.last = {"worlds": len(scores), "attempts": attempts, "means": means,
-                     "choice": choice}
+                     "choice": choice, "playouts": len(scores) * len(legal)}
         return choice
