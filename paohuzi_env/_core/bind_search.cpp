@@ -39,7 +39,7 @@ RngTuple rng_to(const Pcg64& r) {
 
 SearchOptions options(int samples, int playouts, const std::string& rollout, double z,
                       double margin, double budget_ms, int tries, int prune, double prune_z,
-                      int threads) {
+                      int threads, bool prune_bar) {
     SearchOptions o;
     if (samples < 1 || playouts < 1)
         throw py::value_error("samples and playouts must be at least 1, got samples=" +
@@ -67,6 +67,7 @@ SearchOptions options(int samples, int playouts, const std::string& rollout, dou
     o.tries = tries;
     o.prune = prune;
     o.prune_z = prune_z;
+    o.prune_bar = prune_bar;
     o.threads = threads;
     return o;
 }
@@ -98,10 +99,10 @@ void bind_search(py::module_& m) {
         "search_action",
         [](const Game& g, int seat, const RngTuple& rng_state, int samples, int playouts,
            const std::string& rollout, double z, double margin, double budget_ms, int tries,
-           int prune, double prune_z, int threads) {
+           int prune, double prune_z, int threads, bool prune_bar) {
             acting_seat(g, seat);
             const SearchOptions o = options(samples, playouts, rollout, z, margin, budget_ms,
-                                            tries, prune, prune_z, threads);
+                                            tries, prune, prune_z, threads, prune_bar);
             Pcg64 rng = rng_from(rng_state);
             SearchResult r;
             {
@@ -116,6 +117,7 @@ void bind_search(py::module_& m) {
         py::arg("playouts") = 256, py::arg("rollout") = "expert", py::arg("z") = 2.0,
         py::arg("margin") = 0.0, py::arg("budget_ms") = 0.0, py::arg("tries") = 8,
         py::arg("prune") = 0, py::arg("prune_z") = 1.0, py::arg("threads") = 1,
+        py::arg("prune_bar") = false,
         "The search's action for `seat` in `game` (a dict: choice, worlds, attempts, playouts, "
         "legal, means, played, rng_state).");
 
@@ -156,7 +158,7 @@ void bind_search(py::module_& m) {
         "search_actions",
         [](VectorGame& vg, py::array_t<int64_t, py::array::c_style> out, py::object which,
            uint64_t seed, int samples, int playouts, const std::string& rollout, double z,
-           double margin, int tries, int prune, double prune_z, int threads) {
+           double margin, int tries, int prune, double prune_z, int threads, bool prune_bar) {
             const int n = vg.size();
             if (out.ndim() != 1 || out.shape(0) != n)
                 throw py::value_error("out must be an int64 array of shape (" + std::to_string(n) + ",)");
@@ -170,7 +172,7 @@ void bind_search(py::module_& m) {
             if (threads < 1 || threads > 256)
                 throw py::value_error("threads must be 1..256, got " + std::to_string(threads));
             const SearchOptions o = options(samples, playouts, rollout, z, margin, 0.0, tries,
-                                            prune, prune_z, 1);
+                                            prune, prune_z, 1, prune_bar);
             int64_t* dst = out.mutable_data();
             {
                 py::gil_scoped_release nogil;
@@ -208,7 +210,7 @@ void bind_search(py::module_& m) {
         py::arg("vector_game"), py::arg("out"), py::arg("which") = py::none(), py::arg("seed") = 0,
         py::arg("samples") = 32, py::arg("playouts") = 256, py::arg("rollout") = "expert",
         py::arg("z") = 2.0, py::arg("margin") = 0.0, py::arg("tries") = 8, py::arg("prune") = 0,
-        py::arg("prune_z") = 1.0, py::arg("threads") = 1,
+        py::arg("prune_z") = 1.0, py::arg("threads") = 1, py::arg("prune_bar") = false,
         "The search's action in each hand `which` marks (all if None), written into `out`.");
 }
 

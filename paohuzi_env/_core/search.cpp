@@ -522,8 +522,10 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
                     const double x = double(row[j] - row[di]) - mean;
                     sq += x * x;
                 }
-                const double se = std::sqrt(sq / (n - 1)) / std::sqrt(n);
-                if (mean + opt.prune_z * se <= opt.margin) active[j] = 0;
+                const double sd = std::sqrt(sq / (n - 1));
+                const double se = sd / std::sqrt(n);
+                const double bar = opt.margin + (opt.prune_bar ? opt.z * sd / std::sqrt(double(want)) : 0.0);
+                if (mean + opt.prune_z * se <= bar) active[j] = 0;
                 else ++left;
             }
             if (left == 0) stop = true;

@@ -86,6 +86,10 @@ struct SearchOptions {
     // bot's choice is left. 0: every action in every world (the reference).
     int prune = 0;
     double prune_z = 1.0;
+    // With prune_bar, the bound is compared with the bar the action must clear at the end
+    // (margin + z se at the worlds wanted, se estimated from the worlds so far) instead of the
+    // margin alone: an action whose upper bound is below that bar would not be chosen.
+    bool prune_bar = false;
     // Threads for the playouts of a round of worlds (the worlds are sampled in order on the
     // calling thread; results do not depend on the thread count).
     int threads = 1;

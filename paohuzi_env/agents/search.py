@@ -26,14 +26,15 @@ uses, and this module's Python search (``impl=python``), kept as the readable re
 same generator state they sample the same deals draw for draw and, with ``prune=0``, take the
 same decisions with the same worlds and means (``tests/test_fast_search.py``). The default spec
 prunes (``prune=4``): after every 4 worlds it stops playing out an action whose gain over the
-rollout bot's choice cannot plausibly clear the margin, and ends when only that choice is left.
+rollout bot's choice cannot plausibly clear the bar of step 3, and ends when only that choice
+is left.
 
 The search needs the hand's public course, which a :class:`~paohuzi_env.engine.PlayerView`
 does not hold, so it is asked through :meth:`SearchAgent.act_game` (``paohuzi-eval`` and the
 project's harnesses do this for agents with an ``act_game`` method) and needs the compiled
 core (``paohuzi_env.fast``). Spec: ``search`` or, with every option at its default,
 ``search:samples=32,playouts=256,rollout=expert,z=2,margin=0,budget_ms=0,tries=8,prune=4,``
-``prune_z=1,threads=1,impl=core`` (see :func:`parse_search_spec` and :class:`SearchAgent`);
+``prune_z=1.5,prune_bar=1,threads=1,impl=core`` (see :func:`parse_search_spec` and :class:`SearchAgent`);
 ``search:prune=0`` is the reference's algorithm on the core, ``search:impl=python`` the
 reference itself.
 """
@@ -55,8 +56,12 @@ from .base import Agent
 NUM_TYPES = NUM_KINDS + 1  # the 20 kinds and the 王
 ROLLOUTS = ("expert", "greedy", "random")
 IMPLS = ("core", "python")
-PRUNE = 4  # the default spec's pruning rounds (docs/SEARCH.md: the same decisions as prune=0
-PRUNE_Z = 1.0  # on 200 of 200 test positions, with 0.6x the playouts)
+# The default spec's pruning (docs/SEARCH.md): rounds of 4 worlds, an action dropped when its
+# gain + 1.5 se is below the bar it must clear at the end. The reference's decisions (prune=0) on
+# 299 of 300 positions, with 0.46x the playouts.
+PRUNE = 4
+PRUNE_Z = 1.5
+PRUNE_BAR = 1
 
 
 def _next(s: int) -> int:
@@ -339,6 +344,7 @@ def parse_search_spec(arg: str) -> dict[str, Any]:
         return out
     types = {"samples": int, "rollout": str, "z": float, "margin": float, "playouts": int,
              "budget_ms": float, "tries": int, "prune": int, "prune_z": float, "threads": int,
+             "prune_bar": int,
              "impl": str}
     for part in arg.split(","):
         key, sep, value = part.partition("=")
@@ -378,7 +384,8 @@ def _set_rng_state(rng: np.random.Generator, t: tuple[int, int, int, int, int, i
 def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
                 seed: Any = None, samples: int = 32, playouts: int = 256, rollout: str = "expert",
                 z: float = 2.0, margin: float = 0.0, budget_ms: float = 0.0, tries: int = 8,
-                prune: int = PRUNE, prune_z: float = PRUNE_Z, threads: int = 1) -> dict[str, Any]:
+                prune: int = PRUNE, prune_z: float = PRUNE_Z, threads: int = 1,
+                prune_bar: int = PRUNE_BAR) -> dict[str, Any]:
     """The compiled search (``paohuzi_env/_core/search.cpp``) at ``seat``'s decision in ``game``
     (either engine).
 
@@ -387,9 +394,10 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     answer is the Python reference's for the same generator state (``tests/test_fast_search.py``).
     ``prune=K`` (K > 0) plays the worlds in rounds of K and, after each round, stops playing out
     an action whose mean gain over the rollout bot's choice plus ``prune_z`` standard errors is
-    at most ``margin`` (it cannot plausibly be chosen); the search ends when only the bot's
-    choice is left. ``threads`` plays a round's playouts on that many threads (the answer does
-    not depend on it).
+    at most ``margin`` (with ``prune_bar``: at most the bar it must clear at the end, ``margin``
+    plus ``z`` standard errors at the worlds wanted) — it cannot plausibly be chosen; the search
+    ends when only the bot's choice is left. ``threads`` plays a round's playouts on that many
+    threads (the answer does not depend on it).
 
     Returns:
         a dict: ``choice``, ``worlds``, ``attempts``, ``playouts``, ``legal``, ``means`` (per
@@ -411,7 +419,7 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     out = core.search_action(real._g, int(seat), _rng_state(gen), samples=samples,
                              playouts=playouts, rollout=rollout, z=z, margin=margin,
                              budget_ms=budget_ms, tries=tries, prune=prune, prune_z=prune_z,
-                             threads=threads)
+                             threads=threads, prune_bar=bool(prune_bar))
     _set_rng_state(gen, out.pop("rng_state"))
     return dict(out)
 
@@ -419,7 +427,7 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
 def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, seed: int = 0, *,
                   samples: int = 32, playouts: int = 256, rollout: str = "expert", z: float = 2.0,
                   margin: float = 0.0, tries: int = 8, prune: int = PRUNE, prune_z: float = PRUNE_Z,
-                  threads: int = 1) -> np.ndarray:
+                  threads: int = 1, prune_bar: int = PRUNE_BAR) -> np.ndarray:
     """The compiled search's action in each hand of ``vg`` (a :class:`paohuzi_env.fast.VectorGame`)
     that ``which`` (bool (n,)) marks, all hands when None, as int64 (n,) (``out`` keeps its other
     entries). Hand ``i`` draws its worlds from a generator keyed by ``seed``, its deal number and
@@ -446,7 +454,7 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
         raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
     core.search_actions(vg._v, out, which, int(seed), samples=samples, playouts=playouts,
                         rollout=rollout, z=z, margin=margin, tries=tries, prune=prune,
-                        prune_z=prune_z, threads=threads)
+                        prune_z=prune_z, threads=threads, prune_bar=bool(prune_bar))
     return out
 
 
@@ -472,6 +480,9 @@ class SearchAgent(Agent):
             rollout bot's choice (see :func:`core_search`); compiled search only. Default:
             ``PRUNE`` (4) for ``impl=core``, 0 for ``impl=python``.
         prune_z: the standard errors of that test.
+        prune_bar: 1 (default): the upper bound is compared with the bar the action must clear
+            at the end (``margin`` + ``z`` standard errors at the worlds wanted, estimated from
+            the worlds so far); 0: with ``margin`` alone.
         threads: threads for the playouts (compiled search only; decisions do not depend on it).
         impl: ``core`` (the compiled search, ``_core/search.cpp``) or ``python`` (this module's
             readable reference; the same decisions as ``core`` with ``prune=0`` for the same
@@ -487,7 +498,7 @@ class SearchAgent(Agent):
                  rollout: str = "expert", z: float = 2.0, margin: float = 0.0,
                  playouts: int = 256, budget_ms: float = 0.0, tries: int = 8,
                  prune: int | None = None, prune_z: float = PRUNE_Z, threads: int = 1,
-                 impl: str = "core") -> None:
+                 prune_bar: int = PRUNE_BAR, impl: str = "core") -> None:
         super().__init__(seed)
         if samples < 1 or playouts < 1:
             raise ValueError(f"samples and playouts must be at least 1, got samples={samples}, "
@@ -509,6 +520,7 @@ class SearchAgent(Agent):
         self.rules = as_rules(rules)
         self.prune = prune
         self.prune_z = prune_z
+        self.prune_bar = prune_bar
         self.threads = threads
         self.impl = impl
         self.samples = samples
@@ -535,7 +547,8 @@ class SearchAgent(Agent):
             out = core_search(game, seat, rng=self.rng, samples=self.samples,
                               playouts=self.playouts, rollout=self.rollout, z=self.z,
                               margin=self.margin, budget_ms=self.budget_ms, tries=self.tries,
-                              prune=self.prune, prune_z=self.prune_z, threads=self.threads)
+                              prune=self.prune, prune_z=self.prune_z, threads=self.threads,
+                              prune_bar=self.prune_bar)
             choice = int(out["choice"])
             self.last = {"worlds": out["worlds"], "attempts": out["attempts"],
                          "means": dict(zip(out["legal"], out["means"])), "choice": choice,
