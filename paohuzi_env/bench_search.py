@@ -3,8 +3,10 @@ search against the Python reference in the same run, on the same positions.
 
 Positions: the seat to act in hands of expert self-play (deals ``seed``, ``seed + 1``, ...),
 every decision with more than one legal action and no win (a win is taken without a search).
-Each row decides every position once with a fresh agent seeded ``seed``; times are CPU time of
-this process (one core) per decision. The rows:
+Each row decides every position once, position ``i`` with a fresh agent seeded
+``seed * 1000003 + i`` (so every row draws the same worlds in the same order: a pruned search
+plays a prefix of the reference's); ``mean ms`` etc. are CPU time of this process per decision
+(all threads counted), ``wall ms`` the mean wall-clock time. The rows:
 
 * ``python`` — the readable reference (``search:impl=python``, samples 32, at most 256 playouts);
 * ``core, reference settings`` — the compiled search with the reference's settings
@@ -12,8 +14,8 @@ this process (one core) per decision. The rows:
 * ``core, default`` — the default spec ``search`` (pruning, see docs/SEARCH.md);
 * further rows for the options named with ``--specs``.
 
-The ratio column divides the ``python`` row's mean by each row's. ``same`` counts the decisions
-equal to the ``core, reference settings`` row's.
+The ``x python`` column divides the ``python`` row's mean CPU time by each row's. ``same``
+counts the decisions equal to the ``core, reference settings`` row's.
 """
 
 from __future__ import annotations
@@ -64,18 +66,20 @@ def bench_search(positions: int = 100, seed: int = 0, rules: str = "huaihua",
     print(f"search decision time, {rules}: {len(pos)} positions of expert self-play from deal "
           f"{seed} (the python row: the first {n_py}); CPU time of this process")
     print(f"{'row':<44} {'decisions':>9} {'mean ms':>8} {'p50':>7} {'p99':>7} {'max':>7} "
-          f"{'playouts':>8} {'worlds':>6} {'x python':>8} {'same':>9}")
+          f"{'wall ms':>7} {'playouts':>8} {'worlds':>6} {'x python':>8} {'same':>9}")
     table = [("python", "search:impl=python", n_py), ("core, reference settings", REFERENCE, len(pos)),
              ("core, default (search)", DEFAULT, len(pos))]
     table += [(s, s, len(pos)) for s in specs]
     py_mean = None
     for label, spec, count in table:
-        agent = make_agent(spec, seed=seed, rules=rules)
-        times, choices, worlds, playouts = [], [], 0, 0
-        for g in pos[:count]:
-            c0 = time.process_time()
+        times, walls, choices, worlds, playouts = [], [], [], 0, 0
+        for i, g in enumerate(pos[:count]):
+            # a fresh generator per position: every row sees the same worlds in the same order
+            agent: Any = make_agent(spec, seed=seed * 1_000_003 + i, rules=rules)
+            c0, w0 = time.process_time(), time.perf_counter()
             choices.append(agent.act_game(g, g.current_player))
             times.append(time.process_time() - c0)
+            walls.append(time.perf_counter() - w0)
             worlds += agent.last["worlds"]
             playouts += agent.last.get("playouts", 0)
         ms = np.sort(np.asarray(times)) * 1000
@@ -87,9 +91,10 @@ def bench_search(positions: int = 100, seed: int = 0, rules: str = "huaihua",
         same = "" if ref_choices is None else \
             f"{sum(a == b for a, b in zip(choices, ref_choices))}/{len(choices)}"
         ratio = "" if py_mean is None else f"{py_mean / mean:.1f}"
-        pl = f"{playouts / len(ms):.1f}" if label != "python" else ""
+        pl = f"{playouts / len(ms):.1f}"
         print(f"{label:<44} {len(ms):>9} {mean:>8.2f} {np.percentile(ms, 50):>7.2f} "
-              f"{np.percentile(ms, 99):>7.2f} {ms.max():>7.2f} {pl:>8} {worlds / len(ms):>6.1f} "
+              f"{np.percentile(ms, 99):>7.2f} {ms.max():>7.2f} {np.mean(walls) * 1000:>7.2f} "
+              f"{pl:>8} {worlds / len(ms):>6.1f} "
               f"{ratio:>8} {same:>9}", flush=True)
         rows.append({"row": label, "spec": spec, "decisions": len(ms), "mean_ms": mean,
                      "p50_ms": float(np.percentile(ms, 50)), "p99_ms": float(np.percentile(ms, 99)),
