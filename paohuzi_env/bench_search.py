@@ -15,7 +15,8 @@ plays a prefix of the reference's); ``mean ms`` etc. are CPU time of this proces
 * further rows for the options named with ``--specs``.
 
 The ``x python`` column divides the ``python`` row's mean CPU time by each row's. ``same``
-counts the decisions equal to the ``core, reference settings`` row's.
+counts the decisions equal to the ``core, reference settings`` row's; in that row, the
+decisions equal to the ``python`` row's (``py``: the differential check, position by position).
 """
 
 from __future__ import annotations
@@ -63,10 +64,11 @@ def bench_search(positions: int = 100, seed: int = 0, rules: str = "huaihua",
     n_py = min(positions, python_positions or positions)
     rows: list[dict] = []
     ref_choices: list[int] | None = None
+    py_choices: list[int] = []
     print(f"search decision time, {rules}: {len(pos)} positions of expert self-play from deal "
           f"{seed} (the python row: the first {n_py}); CPU time of this process")
     print(f"{'row':<44} {'decisions':>9} {'mean ms':>8} {'p50':>7} {'p99':>7} {'max':>7} "
-          f"{'wall ms':>7} {'playouts':>8} {'worlds':>6} {'x python':>8} {'same':>9}")
+          f"{'wall ms':>7} {'playouts':>8} {'worlds':>6} {'x python':>8} {'same':>10}")
     table = [("python", "search:impl=python", n_py), ("core, reference settings", REFERENCE, len(pos)),
              ("core, default (search)", DEFAULT, len(pos))]
     table += [(s, s, len(pos)) for s in specs]
@@ -86,16 +88,20 @@ def bench_search(positions: int = 100, seed: int = 0, rules: str = "huaihua",
         mean = float(ms.mean())
         if label == "python":
             py_mean = mean
+            py_choices = choices
         if spec == REFERENCE:
             ref_choices = choices
-        same = "" if ref_choices is None else \
-            f"{sum(a == b for a, b in zip(choices, ref_choices))}/{len(choices)}"
+            # the differential check: the python row's decisions, position by position
+            same = f"{sum(a == b for a, b in zip(choices, py_choices))}/{len(py_choices)} py"
+        else:
+            same = "" if ref_choices is None else \
+                f"{sum(a == b for a, b in zip(choices, ref_choices))}/{len(choices)}"
         ratio = "" if py_mean is None else f"{py_mean / mean:.1f}"
         pl = f"{playouts / len(ms):.1f}"
         print(f"{label:<44} {len(ms):>9} {mean:>8.2f} {np.percentile(ms, 50):>7.2f} "
               f"{np.percentile(ms, 99):>7.2f} {ms.max():>7.2f} {np.mean(walls) * 1000:>7.2f} "
               f"{pl:>8} {worlds / len(ms):>6.1f} "
-              f"{ratio:>8} {same:>9}", flush=True)
+              f"{ratio:>8} {same:>10}", flush=True)
         rows.append({"row": label, "spec": spec, "decisions": len(ms), "mean_ms": mean,
                      "p50_ms": float(np.percentile(ms, 50)), "p99_ms": float(np.percentile(ms, 99)),
                      "max_ms": float(ms.max()), "choices": choices})

@@ -214,3 +214,17 @@ def test_bad_input_raises_clear_errors():
         vector_search(vg, None, threads=0)
     with pytest.raises(ValueError, match="rollout must be one of"):
         vector_search(vg, None, rollout="x")
+
+
+def test_bench_search_times_the_reference_and_the_compiled_search(capsys):
+    from paohuzi_env import bench
+
+    bench.main(["search", "--positions", "3", "--python-positions", "2", "--specs",
+                "search:prune=2,samples=4"])
+    out = capsys.readouterr().out
+    assert "python " in out and "core, reference settings" in out
+    # the reference's settings on the core take the Python reference's decisions ('same')
+    assert out.split("core, reference settings")[1].splitlines()[0].endswith(" 2/2 py")
+    assert "search:prune=2,samples=4" in out
+    with pytest.raises(SystemExit):
+        bench.main(["search", "--positions", "0"])
