@@ -105,9 +105,10 @@ void bind_search(py::module_& m) {
                                             tries, prune, prune_z, threads, prune_bar);
             Pcg64 rng = rng_from(rng_state);
             SearchResult r;
+            const Game own(g);  // another Python thread may step `g` while the GIL is released
             {
                 py::gil_scoped_release nogil;
-                r = search_action(g, seat, o, rng);
+                r = search_action(own, seat, o, rng);
             }
             py::dict d = result_dict(r);
             d["rng_state"] = rng_to(rng);
