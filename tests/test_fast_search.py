@@ -201,6 +201,8 @@ def test_bad_input_raises_clear_errors():
             core_search(g, s, seed=0, **opts)
     with pytest.raises(ValueError, match="PCG64"):
         core_search(g, s, rng=np.random.Generator(np.random.Philox(0)))
+    with pytest.raises(ValueError, match="prune_bar must be 0 or 1"):
+        make_agent("search:prune_bar=2")
     with pytest.raises(ValueError, match="impl must be one of"):
         SearchAgent(impl="gpu")
     with pytest.raises(ValueError, match="compiled search"):

@@ -513,6 +513,8 @@ class SearchAgent(Agent):
         if prune < 0 or prune_z < 0 or threads < 1:
             raise ValueError(f"prune and prune_z must be >= 0 and threads >= 1, got "
                              f"prune={prune}, prune_z={prune_z}, threads={threads}")
+        if prune_bar not in (0, 1):
+            raise ValueError(f"prune_bar must be 0 or 1, got {prune_bar!r}")
         if impl not in IMPLS:
             raise ValueError(f"impl must be one of {', '.join(IMPLS)}, got {impl!r}")
         if impl == "python" and (prune or threads != 1):
