@@ -637,45 +637,15 @@ def bench_core(seconds: float, seed: int, rules: str = "huaihua") -> None:
           f"\nLoad average {_load()} at the end.")
 
 
-def bench_search(seconds: float, seed: int, rules: str = "huaihua",
-                 samples: tuple[int, ...] = (16, 32, 64)) -> None:
-    """Decision time of the ``search`` agent (one process, one core) at several sample counts:
-    the seat to act in hands of expert play, every decision with more than one legal action."""
-    from .agents import SearchAgent
-    from .fast import Game as FastGame
-
-    print(f"search agent decision time, {rules}, about {seconds:.0f} s per row "
-          "(positions from expert self-play; forced and winning moves excluded)")
-    print(f"{'samples':>8} {'decisions':>10} {'mean ms':>9} {'p50 ms':>8} {'p99 ms':>8} "
-          f"{'max ms':>8} {'worlds/decision':>16}")
-    for n in samples:
-        agent = SearchAgent(seed=seed, rules=rules, samples=n)
-        times: list[float] = []
-        worlds = 0
-        hand = itertools.count()
-        start = time.process_time()
-        while time.process_time() - start < seconds:
-            g = FastGame(rules, seed=_deal_seed(seed, next(hand)))
-            while not g.done:
-                s = g.current_player
-                assert s is not None
-                legal = g.legal_actions()
-                if len(legal) > 1 and 59 not in legal:  # 59: HU, taken without a search
-                    c0 = time.process_time()
-                    agent.act_game(g, s)
-                    times.append(time.process_time() - c0)
-                    worlds += agent.last["worlds"]
-                g.step(g.expert_action())
-        ms = np.sort(np.asarray(times)) * 1000
-        print(f"{n:>8} {len(ms):>10} {ms.mean():>9.1f} {np.percentile(ms, 50):>8.1f} "
-              f"{np.percentile(ms, 99):>8.1f} {ms.max():>8.1f} {worlds / len(ms):>16.1f}")
-    print(f"CPU time of this process. Load average {_load()} at the end.")
-
-
 def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["search"]:  # the compiled search against the Python one (bench_search.py)
+        importlib.import_module(".bench_search", __package__).main(args[1:])
+        return
     p = argparse.ArgumentParser(prog="python -m paohuzi_env.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["hu", "engine", "env", "core", "search"])
+    p.add_argument("what", choices=["hu", "engine", "env", "core", "search"],
+                   help="search: see python -m paohuzi_env.bench search --help")
     p.add_argument("--seconds", type=float, default=10.0,
                    help="time per figure (core: per row; default 10)")
     p.add_argument("--seed", type=int, default=0)
@@ -686,9 +656,6 @@ def main(argv: list[str] | None = None) -> None:
         p.error("--seconds must be positive")
     if a.what == "core":
         bench_core(a.seconds, a.seed, a.rules or "huaihua")
-        return
-    if a.what == "search":
-        bench_search(a.seconds, a.seed, a.rules or "huaihua")
         return
     if a.rules is not None:
         p.error("--rules applies to core and search only")

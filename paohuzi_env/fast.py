@@ -282,6 +282,13 @@ class Game:
         """A copy of this hand played to its end with ``policy`` (one of :data:`POLICIES`)."""
         return Game._wrap(self._g.playout(policy, seed), self.rules)
 
+    def search_action(self, seat: int, **options: Any) -> int:
+        """The compiled ``search`` agent's action for ``seat`` (the seat to act); ``options``
+        are :func:`paohuzi_env.agents.search.core_search`'s (``samples``, ``seed``, ...)."""
+        from .agents.search import core_search
+
+        return int(core_search(self, seat, **options)["choice"])
+
     def clone(self) -> Game:
         """An independent copy of the hand."""
         return Game._wrap(self._g.clone(), self.rules)
@@ -539,6 +546,14 @@ class VectorGame:
             out = np.zeros((n, 3), np.float32)
         self._v.playout_after(a, which, policy, seed, out)
         return out
+
+    def search_actions(self, which: np.ndarray | None = None, out: np.ndarray | None = None,
+                       seed: int = 0, **options: Any) -> np.ndarray:
+        """The compiled ``search`` agent's action in each hand ``which`` (bool (n,)) marks (all
+        when None); see :func:`paohuzi_env.agents.search.vector_search`."""
+        from .agents.search import vector_search
+
+        return vector_search(self, which, out, seed, **options)
 
     def random_actions(self, out: np.ndarray | None = None) -> np.ndarray:
         """Uniformly random legal actions, keyed by (seed, deal number, decisions so far)."""

@@ -55,20 +55,3 @@ def test_rules_is_for_core_only():
     with pytest.raises(SystemExit) as e:
         bench.main(["engine", "--seconds", "0.01", "--rules", "huaihua"])
     assert e.value.code == 2
-
-
-@needs_core
-def test_search_prints_a_row_per_sample_count(capsys, monkeypatch):
-    monkeypatch.setattr(bench, "bench_search", _small_search(bench.bench_search))
-    bench.main(["search", "--seconds", "0.05"])
-    out = capsys.readouterr().out
-    rows = re.findall(r"^\s+(\d+)\s+(\d+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+([\d.]+)$", out,
-                      re.M)
-    assert [r[0] for r in rows] == ["2", "3"]
-    assert all(int(r[1]) >= 1 for r in rows)
-
-
-def _small_search(fn):
-    def run(seconds, seed, rules="huaihua"):
-        fn(seconds, seed, rules, samples=(2, 3))
-    return run

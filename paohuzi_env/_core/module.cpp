@@ -8,6 +8,7 @@ namespace phz {
 __attribute__((weak)) void bind_scoring(py::module_& m);
 __attribute__((weak)) void bind_engine(py::module_& m);
 __attribute__((weak)) void bind_bots(py::module_& m);
+__attribute__((weak)) void bind_search(py::module_& m);
 }  // namespace phz
 
 PYBIND11_MODULE(_fast, m) {
@@ -15,4 +16,5 @@ PYBIND11_MODULE(_fast, m) {
     if (phz::bind_scoring) phz::bind_scoring(m);
     if (phz::bind_engine) phz::bind_engine(m);
     if (phz::bind_bots) phz::bind_bots(m);
+    if (phz::bind_search) phz::bind_search(m);
 }

@@ -20,12 +20,23 @@ The agent never reads hidden state: what it samples from is a function of its se
 knowledge only (``tests/test_search.py`` changes the hidden cards of a position and checks the
 decision and every sampled world's public course stay the same for the same seed).
 
+Two implementations (docs/SEARCH.md, design (a)): the compiled search
+(``paohuzi_env/_core/search.cpp``, :func:`core_search`, :func:`vector_search`), which the agent
+uses, and this module's Python search (``impl=python``), kept as the readable reference. For the
+same generator state they sample the same deals draw for draw and, with ``prune=0``, take the
+same decisions with the same worlds and means (``tests/test_fast_search.py``). The default spec
+prunes (``prune=4``): after every 4 worlds it stops playing out an action whose gain over the
+rollout bot's choice cannot plausibly clear the bar of step 3, and ends when only that choice
+is left.
+
 The search needs the hand's public course, which a :class:`~paohuzi_env.engine.PlayerView`
 does not hold, so it is asked through :meth:`SearchAgent.act_game` (``paohuzi-eval`` and the
 project's harnesses do this for agents with an ``act_game`` method) and needs the compiled
 core (``paohuzi_env.fast``). Spec: ``search`` or, with every option at its default,
-``search:samples=32,playouts=256,rollout=expert,z=2,margin=0,budget_ms=0,tries=8`` (see
-:func:`parse_search_spec` and :class:`SearchAgent`).
+``search:samples=32,playouts=256,rollout=expert,z=2,margin=0,budget_ms=0,tries=8,prune=4,``
+``prune_z=1.5,prune_bar=1,threads=1,impl=core`` (see :func:`parse_search_spec` and :class:`SearchAgent`);
+``search:prune=0`` is the reference's algorithm on the core, ``search:impl=python`` the
+reference itself.
 """
 
 from __future__ import annotations
@@ -44,6 +55,13 @@ from .base import Agent
 
 NUM_TYPES = NUM_KINDS + 1  # the 20 kinds and the 王
 ROLLOUTS = ("expert", "greedy", "random")
+IMPLS = ("core", "python")
+# The default spec's pruning (docs/SEARCH.md): rounds of 4 worlds, an action dropped when its
+# gain + 1.5 se is below the bar it must clear at the end. The reference's decisions (prune=0) on
+# 299 of 300 positions, with 0.46x the playouts.
+PRUNE = 4
+PRUNE_Z = 1.5
+PRUNE_BAR = 1
 
 
 def _next(s: int) -> int:
@@ -325,7 +343,9 @@ def parse_search_spec(arg: str) -> dict[str, Any]:
     if not arg:
         return out
     types = {"samples": int, "rollout": str, "z": float, "margin": float, "playouts": int,
-             "budget_ms": float, "tries": int}
+             "budget_ms": float, "tries": int, "prune": int, "prune_z": float, "threads": int,
+             "prune_bar": int,
+             "impl": str}
     for part in arg.split(","):
         key, sep, value = part.partition("=")
         key = key.strip()
@@ -338,6 +358,103 @@ def parse_search_spec(arg: str) -> dict[str, Any]:
         except ValueError:
             raise ValueError(f"search option {key} must be {types[key].__name__}, "
                              f"got {value!r}") from None
+    return out
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def _rng_state(rng: np.random.Generator) -> tuple[int, int, int, int, int, int]:
+    """``rng``'s PCG64 state as the compiled search takes it."""
+    st = rng.bit_generator.state
+    if st.get("bit_generator") != "PCG64":
+        raise ValueError("the compiled search draws as numpy's PCG64; got a generator with "
+                         f"{st.get('bit_generator')!r}")
+    s, i = int(st["state"]["state"]), int(st["state"]["inc"])
+    return (s >> 64, s & _MASK64, i >> 64, i & _MASK64, int(st["has_uint32"]), int(st["uinteger"]))
+
+
+def _set_rng_state(rng: np.random.Generator, t: tuple[int, int, int, int, int, int]) -> None:
+    rng.bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": (t[0] << 64) | t[1], "inc": (t[2] << 64) | t[3]},
+        "has_uint32": t[4], "uinteger": t[5]}
+
+
+def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
+                seed: Any = None, samples: int = 32, playouts: int = 256, rollout: str = "expert",
+                z: float = 2.0, margin: float = 0.0, budget_ms: float = 0.0, tries: int = 8,
+                prune: int = PRUNE, prune_z: float = PRUNE_Z, threads: int = 1,
+                prune_bar: int = PRUNE_BAR) -> dict[str, Any]:
+    """The compiled search (``paohuzi_env/_core/search.cpp``) at ``seat``'s decision in ``game``
+    (either engine).
+
+    The worlds are drawn from ``rng`` (advanced exactly as :class:`SearchAgent`'s Python search
+    advances its generator), or from ``numpy.random.default_rng(seed)``. With ``prune=0`` the
+    answer is the Python reference's for the same generator state (``tests/test_fast_search.py``).
+    ``prune=K`` (K > 0) plays the worlds in rounds of K and, after each round, stops playing out
+    an action whose mean gain over the rollout bot's choice plus ``prune_z`` standard errors is
+    at most ``margin`` (with ``prune_bar``: at most the bar it must clear at the end, ``margin``
+    plus ``z`` standard errors at the worlds wanted) — it cannot plausibly be chosen; the search
+    ends when only the bot's choice is left. ``threads`` plays a round's playouts on that many
+    threads (the answer does not depend on it).
+
+    Returns:
+        a dict: ``choice``, ``worlds``, ``attempts``, ``playouts``, ``legal``, ``means`` (per
+        legal action, empty with fewer than 2 worlds), ``played`` (worlds per action).
+
+    Raises:
+        ValueError: a seat that is not the seat to act, a finished hand, or a bad option.
+        RuntimeError: when the compiled core is not available.
+    """
+    from .. import fast
+
+    core = fast._require()
+    if not hasattr(core, "search_action"):
+        raise RuntimeError("this build of the compiled core has no search (bind_search)")
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 3:
+        raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
+    real = game if isinstance(game, fast.Game) else fast.Game.replay(game.record())
+    gen = rng if rng is not None else np.random.default_rng(seed)
+    out = core.search_action(real._g, int(seat), _rng_state(gen), samples=samples,
+                             playouts=playouts, rollout=rollout, z=z, margin=margin,
+                             budget_ms=budget_ms, tries=tries, prune=prune, prune_z=prune_z,
+                             threads=threads, prune_bar=bool(prune_bar))
+    _set_rng_state(gen, out.pop("rng_state"))
+    return dict(out)
+
+
+def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, seed: int = 0, *,
+                  samples: int = 32, playouts: int = 256, rollout: str = "expert", z: float = 2.0,
+                  margin: float = 0.0, tries: int = 8, prune: int = PRUNE, prune_z: float = PRUNE_Z,
+                  threads: int = 1, prune_bar: int = PRUNE_BAR) -> np.ndarray:
+    """The compiled search's action in each hand of ``vg`` (a :class:`paohuzi_env.fast.VectorGame`)
+    that ``which`` (bool (n,)) marks, all hands when None, as int64 (n,) (``out`` keeps its other
+    entries). Hand ``i`` draws its worlds from a generator keyed by ``seed``, its deal number and
+    the actions taken in it so far (``_fast.search_rng_state``), so an answer depends on neither
+    the batch nor ``threads`` (hands searched at once). Options as :func:`core_search`.
+
+    Raises:
+        ValueError: bad arrays or options.
+    """
+    from .. import fast
+
+    core = fast._require()
+    n = vg.num_hands
+    if out is None:
+        out = np.full(n, -1, np.int64)
+    if not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (n,):
+        raise ValueError(f"out must be an int64 array of shape ({n},)")
+    if which is not None:
+        which = np.asarray(which)
+        if which.dtype != np.bool_ or which.shape != (n,):
+            raise ValueError(f"which must be a bool array of shape ({n},), got "
+                             f"{which.dtype} {which.shape}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
+    core.search_actions(vg._v, out, which, int(seed), samples=samples, playouts=playouts,
+                        rollout=rollout, z=z, margin=margin, tries=tries, prune=prune,
+                        prune_z=prune_z, threads=threads, prune_bar=bool(prune_bar))
     return out
 
 
@@ -358,6 +475,18 @@ class SearchAgent(Agent):
         budget_ms: stop sampling worlds after this many milliseconds (0: no time limit). A time
             limit makes decisions depend on the machine's speed; the sample count does not.
         tries: sampled deals per wanted world before giving up (a rejected deal costs a replay).
+        prune: 0 plays every legal action in every world (the reference); K > 0 plays the
+            worlds in rounds of K and stops playing out an action that cannot plausibly beat the
+            rollout bot's choice (see :func:`core_search`); compiled search only. Default:
+            ``PRUNE`` (4) for ``impl=core``, 0 for ``impl=python``.
+        prune_z: the standard errors of that test.
+        prune_bar: 1 (default): the upper bound is compared with the bar the action must clear
+            at the end (``margin`` + ``z`` standard errors at the worlds wanted, estimated from
+            the worlds so far); 0: with ``margin`` alone.
+        threads: threads for the playouts (compiled search only; decisions do not depend on it).
+        impl: ``core`` (the compiled search, ``_core/search.cpp``) or ``python`` (this module's
+            readable reference; the same decisions as ``core`` with ``prune=0`` for the same
+            seed).
 
     Raises:
         ValueError: for a bad option, naming what is allowed.
@@ -367,7 +496,9 @@ class SearchAgent(Agent):
 
     def __init__(self, seed: Any = None, rules: str | Rules = "huaihua", *, samples: int = 32,
                  rollout: str = "expert", z: float = 2.0, margin: float = 0.0,
-                 playouts: int = 256, budget_ms: float = 0.0, tries: int = 8) -> None:
+                 playouts: int = 256, budget_ms: float = 0.0, tries: int = 8,
+                 prune: int | None = None, prune_z: float = PRUNE_Z, threads: int = 1,
+                 prune_bar: int = PRUNE_BAR, impl: str = "core") -> None:
         super().__init__(seed)
         if samples < 1 or playouts < 1:
             raise ValueError(f"samples and playouts must be at least 1, got samples={samples}, "
@@ -377,7 +508,23 @@ class SearchAgent(Agent):
         if z < 0 or margin < 0 or budget_ms < 0 or tries < 1:
             raise ValueError("z, margin and budget_ms must be >= 0 and tries >= 1, got "
                              f"z={z}, margin={margin}, budget_ms={budget_ms}, tries={tries}")
+        if prune is None:
+            prune = PRUNE if impl == "core" else 0
+        if prune < 0 or prune_z < 0 or threads < 1:
+            raise ValueError(f"prune and prune_z must be >= 0 and threads >= 1, got "
+                             f"prune={prune}, prune_z={prune_z}, threads={threads}")
+        if prune_bar not in (0, 1):
+            raise ValueError(f"prune_bar must be 0 or 1, got {prune_bar!r}")
+        if impl not in IMPLS:
+            raise ValueError(f"impl must be one of {', '.join(IMPLS)}, got {impl!r}")
+        if impl == "python" and (prune or threads != 1):
+            raise ValueError("prune and threads are options of the compiled search (impl=core)")
         self.rules = as_rules(rules)
+        self.prune = prune
+        self.prune_z = prune_z
+        self.prune_bar = prune_bar
+        self.threads = threads
+        self.impl = impl
         self.samples = samples
         self.playouts = playouts
         self.rollout = rollout
@@ -398,6 +545,17 @@ class SearchAgent(Agent):
 
         if game.done or game.current_player != seat:
             raise ValueError(f"seat {seat} is not the seat to act (to act: {game.current_player})")
+        if self.impl == "core":
+            out = core_search(game, seat, rng=self.rng, samples=self.samples,
+                              playouts=self.playouts, rollout=self.rollout, z=self.z,
+                              margin=self.margin, budget_ms=self.budget_ms, tries=self.tries,
+                              prune=self.prune, prune_z=self.prune_z, threads=self.threads,
+                              prune_bar=self.prune_bar)
+            choice = int(out["choice"])
+            self.last = {"worlds": out["worlds"], "attempts": out["attempts"],
+                         "means": dict(zip(out["legal"], out["means"])), "choice": choice,
+                         "playouts": out["playouts"]}
+            return choice
         legal = list(game.legal_actions())
         real = game if isinstance(game, FastGame) else FastGame.replay(game.record())
         default = (real.expert_action() if self.rollout == "expert" else
@@ -407,7 +565,8 @@ class SearchAgent(Agent):
             # until the table changes (R-CHOU-5), and the search's estimate of waiting for a
             # bigger one is the optimistic maximum of noisy means.
             choice = HU if HU in legal else legal[0]
-            self.last = {"worlds": 0, "attempts": 0, "means": {}, "ses": {}, "choice": choice}
+            self.last = {"worlds": 0, "attempts": 0, "means": {}, "ses": {}, "choice": choice,
+                         "playouts": 0}
             return choice
         kn = _knowledge(real, seat)
         scores: list[list[int]] = []  # per world, the seat's points after each legal action
@@ -448,5 +607,5 @@ class SearchAgent(Agent):
             if lcb[best] > self.margin:
                 choice = legal[best]
         self.last = {"worlds": len(scores), "attempts": attempts, "means": means, "ses": ses,
-                     "choice": choice}
+                     "choice": choice, "playouts": len(scores) * len(legal)}
         return choice

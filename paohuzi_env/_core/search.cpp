@@ -1,0 +1,576 @@
+// The search agent (search.hpp): a port of paohuzi_env/agents/search.py, draw for draw.
+#include "search.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace phz {
+
+// ---------------------------------------------------------------------------- numpy's PCG64
+
+namespace {
+constexpr unsigned __int128 PCG_MULT =
+    (unsigned __int128)(0x2360ED051FC65DA4ull) << 64 | 0x4385DF649FCCF645ull;
+constexpr int NT = NUM_KINDS + 1;  // the 20 kinds and the 王
+using TCounts = std::array<int, NT>;
+
+uint64_t splitmix(uint64_t* s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+}  // namespace
+
+uint64_t Pcg64::next64() {
+    state = state * PCG_MULT + inc;  // step, then output the new state (XSL-RR)
+    const uint64_t hi = uint64_t(state >> 64), lo = uint64_t(state);
+    const unsigned rot = unsigned(hi >> 58);
+    const uint64_t x = hi ^ lo;
+    return (x >> rot) | (x << ((64 - rot) & 63));
+}
+
+uint32_t Pcg64::next32() {
+    if (has32) {
+        has32 = false;
+        return buf32;
+    }
+    const uint64_t n = next64();
+    has32 = true;
+    buf32 = uint32_t(n >> 32);
+    return uint32_t(n);
+}
+
+double Pcg64::random() { return double(next64() >> 11) * (1.0 / 9007199254740992.0); }
+
+uint64_t Pcg64::integers(uint64_t n) {
+    const uint32_t rng = uint32_t(n - 1);  // numpy's inclusive range
+    if (rng == 0) return 0;
+    if (rng == 0xFFFFFFFFu) return next32();
+    const uint32_t excl = rng + 1;
+    uint64_t m = uint64_t(next32()) * excl;
+    uint32_t leftover = uint32_t(m);
+    if (leftover < excl) {
+        const uint32_t threshold = (UINT32_MAX - rng) % excl;
+        while (leftover < threshold) {
+            m = uint64_t(next32()) * excl;
+            leftover = uint32_t(m);
+        }
+    }
+    return m >> 32;
+}
+
+uint64_t Pcg64::interval(uint64_t max) {
+    if (max == 0) return 0;
+    uint64_t mask = max;
+    mask |= mask >> 1;
+    mask |= mask >> 2;
+    mask |= mask >> 4;
+    mask |= mask >> 8;
+    mask |= mask >> 16;
+    mask |= mask >> 32;
+    uint64_t v;
+    if (max <= 0xffffffffull) {
+        while ((v = (next32() & mask)) > max) {
+        }
+    } else {
+        while ((v = (next64() & mask)) > max) {
+        }
+    }
+    return v;
+}
+
+Pcg64 Pcg64::keyed(uint64_t seed, uint64_t a, uint64_t b) {
+    uint64_t s = seed ^ 0x5EA4C4ull;
+    splitmix(&s);
+    s ^= a * 0x9E3779B97F4A7C15ull;
+    splitmix(&s);
+    s ^= b + 0x632BE59BD9B4E019ull;
+    Pcg64 r;
+    const uint64_t w0 = splitmix(&s), w1 = splitmix(&s), w2 = splitmix(&s), w3 = splitmix(&s);
+    r.state = (unsigned __int128)w0 << 64 | w1;
+    r.inc = ((unsigned __int128)w2 << 64 | w3) | 1;
+    return r;
+}
+
+namespace {
+
+// Generator.shuffle of a 1-d array (Fisher-Yates from the end), as Generator.permutation.
+void shuffle(std::vector<int>* v, Pcg64& rng) {
+    for (int i = int(v->size()) - 1; i > 0; --i) {
+        const int j = int(rng.interval(uint64_t(i)));
+        std::swap((*v)[i], (*v)[j]);
+    }
+}
+
+// np.repeat(arange(21), counts): the kinds in order, each as often as counted.
+void repeat_kinds(const TCounts& c, std::vector<int>* out) {
+    out->clear();
+    for (int k = 0; k < NT; ++k)
+        for (int j = 0; j < c[k]; ++j) out->push_back(k);
+}
+
+bool same_event(const Event& a, const Event& b) {
+    return a.kind == b.kind && a.seat == b.seat && a.data == b.data && a.cards == b.cards;
+}
+
+int next_seat(int s) { return (s + 1) % 3; }
+
+// Deck positions dealt to each seat (engine.Game: dealer 0..20, next 21..40, prev 41..60).
+void region(int dealer, int s, int* lo, int* hi) {
+    if (s == dealer) { *lo = 0; *hi = 21; }
+    else if (s == next_seat(dealer)) { *lo = 21; *hi = 41; }
+    else { *lo = 41; *hi = 61; }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------- knowledge
+
+Knowledge knowledge(const Game& real, int me) {
+    Knowledge kn;
+    kn.me = me;
+    kn.dealer = real.dealer();
+    kn.num_cards = real.num_cards();
+    kn.wall_pos = real.wall_pos();
+    const int n = kn.num_cards;
+    const std::vector<int>& deck = real.deck();
+    kn.others = {me == 0 ? 1 : 0, me == 2 ? 1 : 2};
+    std::vector<char> fixed(n, 0);
+    int lo, hi;
+    region(kn.dealer, me, &lo, &hi);
+    for (int p = lo; p < hi; ++p) fixed[p] = 1;  // own dealt cards
+    fixed[20] = 1;                                // the 亮张 (R-DEAL-2) is shown
+    std::vector<char> secret(n, 0);
+    for (int s : kn.others) {
+        kn.hidden_wei[s] = real.hidden_wei_positions(s);
+        for (int p : kn.hidden_wei[s]) secret[p] = 1;
+    }
+    // Every draw is shown, except those that made a face-down 偎.
+    for (int p = 61; p < kn.wall_pos; ++p)
+        if (!secret[p]) fixed[p] = 1;
+    const int liang = real.liang();
+    TCounts known_total{};
+    for (int p = 0; p < n; ++p)
+        if (fixed[p]) known_total[deck[p]] += 1;
+    for (int s : kn.others) {
+        TCounts dealt{};
+        region(kn.dealer, s, &lo, &hi);
+        for (int p = lo; p < hi; ++p) dealt[deck[p]] += 1;
+        // What left the seat's hand, less the face-down 偎 pairs: its discards and the hand
+        // cards of its shown groups — public, whatever the hidden cards are.
+        TCounts held{};
+        for (int k = 0; k < NUM_KINDS; ++k) held[k] = real.hand(s)[k];
+        const int drawn_wang = real.wang_shown(s) - (s == kn.dealer && liang == WANG ? 1 : 0);
+        held[WANG] = real.wang(s) - drawn_wang;
+        TCounts left{};
+        for (int k = 0; k < NT; ++k) left[k] = dealt[k] - held[k];
+        for (int p : kn.hidden_wei[s]) left[deck[p]] -= 2;
+        if (s == kn.dealer && liang != WANG) {
+            if (left[liang] < 1) kn.force_liang = liang;  // the 亮张 card is still in the hand
+            else left[liang] -= 1;                        // it is one of the cards seen leaving
+        }
+        for (int k = 0; k < NT; ++k)
+            if (left[k] < 0) throw std::logic_error("search: negative count of cards seen leaving");
+        kn.region_known[s] = left;
+        for (int k = 0; k < NT; ++k) known_total[k] += left[k];
+        int size = real.wang(s) - real.wang_shown(s);
+        for (int k = 0; k < NUM_KINDS; ++k) size += real.hand(s)[k];
+        kn.hidden_size[s] = size;
+        for (int p = lo; p < hi; ++p)
+            if (!fixed[p]) kn.region_free[s].push_back(p);
+    }
+    for (int k = 0; k < NUM_KINDS; ++k) kn.pool[k] = COPIES - known_total[k];
+    kn.pool[WANG] = real.rules().wang - known_total[WANG];
+    for (int k = 0; k < NT; ++k)
+        if (kn.pool[k] < 0) throw std::logic_error("search: negative count of unseen cards");
+    std::array<bool, NUM_KINDS> shown{};
+    std::array<std::array<bool, NUM_KINDS>, 3> no_pair{}, none_left{};
+    int offered = -1;
+    for (const Event& e : real.events()) {
+        if ((e.kind == E_REVEAL || e.kind == E_DISCARD) && e.data >= 0 && e.data != WANG) {
+            shown[e.data] = true;
+            offered = e.data;
+            if (e.kind == E_REVEAL && e.seat >= 0 && e.seat != me) no_pair[e.seat][e.data] = true;
+        } else if ((e.kind == E_PENG || e.kind == E_CHI) && e.seat >= 0 && e.seat != me &&
+                   offered >= 0) {
+            // R-CHI-2: after a 吃 and its 比 chain no copy of the card is left in the hand; a
+            // 碰 takes a pair (a 坎 would have made it a 跑). Hands only shrink after the deal.
+            none_left[e.seat][offered] = true;
+        }
+    }
+    // The seat's own actions (its own information), by replaying the record.
+    Game replay(real.rules_ptr(), deck, kn.dealer);
+    for (int a : real.actions()) {
+        if (replay.current_player() == me) kn.mine.push_back(a);
+        replay.step(a);
+    }
+    for (int s : kn.others) {
+        for (int k = 0; k < NUM_KINDS; ++k) {
+            int c = shown[k] ? 2 : 3;
+            if (no_pair[s][k]) c = std::min(c, 1);
+            const int g = kn.region_known[s][k];
+            if (g >= 1) c = std::min(c, std::max(0, 2 - g));
+            if (none_left[s][k]) c = 0;
+            kn.cap[s][k] = c;
+        }
+    }
+    kn.deck.assign(n, -1);
+    for (int p = 0; p < n; ++p)
+        if (fixed[p]) kn.deck[p] = deck[p];
+    for (int p = kn.wall_pos; p < n; ++p) kn.holes.push_back(p);
+    kn.events = real.events();
+    kn.decision = real.decision();
+    kn.legal = real.legal();
+    return kn;
+}
+
+// ---------------------------------------------------------------------------- sampling
+
+bool sample_deck(const Knowledge& kn, Pcg64& rng, std::vector<int>* out, int tries) {
+    std::vector<int> cards, passed, reg, wall;
+    for (int t = 0; t < tries; ++t) {
+        TCounts pool = kn.pool;
+        std::vector<int>& deck = *out;
+        deck = kn.deck;
+        std::array<TCounts, 3> extra{};
+        bool ok = true;
+        for (int s : kn.others) {  // the face-down 偎: three of one kind each
+            for (int p : kn.hidden_wei[s]) {
+                // rng.choice(20, p=w / w.sum()): cdf = cumsum(p) / its last entry; the first
+                // index whose cdf exceeds one uniform double (searchsorted, side="right").
+                double w[NUM_KINDS];
+                double sum = 0.0;
+                for (int k = 0; k < NUM_KINDS; ++k) {
+                    const double c = pool[k];
+                    w[k] = pool[k] >= 3 ? c * (c - 1) * (c - 2) : 0.0;
+                    sum += w[k];  // small integers: exact in any order
+                }
+                if (sum == 0.0) {
+                    ok = false;
+                    break;  // as the Python loop: the next seat's 偎 are still drawn
+                }
+                double cdf[NUM_KINDS];
+                double acc = 0.0;
+                for (int k = 0; k < NUM_KINDS; ++k) {
+                    acc += w[k] / sum;
+                    cdf[k] = acc;
+                }
+                const double last = cdf[NUM_KINDS - 1];
+                for (int k = 0; k < NUM_KINDS; ++k) cdf[k] /= last;
+                const double u = rng.random();
+                int k = 0;
+                while (k < NUM_KINDS && cdf[k] <= u) ++k;
+                if (k >= NUM_KINDS) k = NUM_KINDS - 1;  // cannot happen: cdf ends at 1 > u
+                pool[k] -= 3;
+                deck[p] = k;
+                extra[s][k] += 2;
+            }
+        }
+        if (!ok) continue;
+        // Deal the shuffled unseen cards in turn, passing over a card a hand may not hold (it
+        // goes to the wall): the rules' facts about each hidden hand, checked as it is dealt.
+        repeat_kinds(pool, &cards);
+        shuffle(&cards, rng);
+        passed.clear();
+        size_t at = 0;
+        for (int s : kn.others) {
+            int size = kn.hidden_size[s];
+            TCounts h{};
+            const bool liang = s == kn.dealer && kn.force_liang >= 0;
+            if (liang) {
+                size -= 1;  // the 亮张 card, at position 20 (not in the pool)
+                h[kn.force_liang] += 1;
+            }
+            // R-START-3: a dealt four is a 提 at once; R-FLOW-3.2/4.2: a 坎 must 跑 (or 提)
+            // any copy shown since the deal; R-FLOW-2: a pair must 偎 its own drawn copy;
+            // R-GROUP-1: a dealt 坎 never splits; R-CHI-2 and 碰: none of a claimed kind is
+            // left, nor of a 偎's kind (it took the pair).
+            TCounts cap{};
+            for (int k = 0; k < NUM_KINDS; ++k) cap[k] = extra[s][k] > 0 ? 0 : kn.cap[s][k];
+            cap[WANG] = 99;
+            for (int k = 0; k < NT; ++k)
+                if (h[k] > cap[k]) ok = false;
+            if (!ok) break;
+            while (size) {
+                if (at == cards.size()) break;
+                const int k = cards[at++];
+                if (h[k] >= cap[k]) {
+                    passed.push_back(k);
+                    continue;
+                }
+                h[k] += 1;
+                size -= 1;
+            }
+            if (size) {
+                ok = false;
+                break;
+            }
+            if (liang) h[kn.force_liang] -= 1;
+            TCounts all{};
+            for (int k = 0; k < NT; ++k) all[k] = h[k] + extra[s][k] + kn.region_known[s][k];
+            repeat_kinds(all, &reg);
+            shuffle(&reg, rng);
+            const std::vector<int>& free = kn.region_free[s];
+            if (reg.size() != free.size())
+                throw std::logic_error("search: seat " + std::to_string(s) + ": " +
+                                       std::to_string(reg.size()) + " cards for " +
+                                       std::to_string(free.size()) + " positions");
+            for (size_t i = 0; i < free.size(); ++i) deck[free[i]] = reg[i];
+        }
+        if (!ok) continue;
+        wall = passed;
+        wall.insert(wall.end(), cards.begin() + long(at), cards.end());
+        shuffle(&wall, rng);
+        if (wall.size() != kn.holes.size())
+            throw std::logic_error("search: " + std::to_string(wall.size()) + " cards left for " +
+                                   std::to_string(kn.holes.size()) + " wall positions");
+        for (size_t i = 0; i < wall.size(); ++i) deck[kn.holes[i]] = wall[i];
+        return true;
+    }
+    return false;
+}
+
+bool replay_world(const Knowledge& kn, const std::vector<int>& deck,
+                  const std::shared_ptr<const Rules>& rules, Game* out) {
+    Game g(rules, deck, kn.dealer);
+    const std::vector<Event>& events = kn.events;
+    const size_t ne = events.size();
+    size_t mi = 0, seen = 0;
+    while (true) {
+        const std::vector<Event>& ev = g.events();
+        const size_t n = ev.size();
+        if (n > ne) return false;
+        for (size_t i = seen; i < n; ++i)
+            if (!same_event(ev[i], events[i])) return false;
+        seen = n;
+        if (g.done()) return false;
+        const int s = g.current_player();
+        const int d = g.decision();
+        int a;
+        if (s == kn.me) {
+            if (mi == kn.mine.size()) {
+                if (n == ne && d == kn.decision && g.legal() == kn.legal) {
+                    *out = std::move(g);
+                    return true;
+                }
+                return false;
+            }
+            a = kn.mine[mi++];
+        } else {
+            const Event* nxt = n < ne ? &events[n] : nullptr;
+            if (d == D_DISCARD) {
+                if (!nxt || nxt->kind != E_DISCARD || nxt->seat != s) return false;
+                a = nxt->data;
+            } else if (d == D_CLAIM) {
+                if (nxt && nxt->seat == s && nxt->kind == E_PENG) a = PENG;
+                else if (nxt && nxt->seat == s && nxt->kind == E_CHI)
+                    a = group_id({nxt->cards[0], nxt->cards[1], nxt->cards[2]});
+                else a = PASS;
+            } else if (d == D_BI) {
+                if (!nxt || nxt->kind != E_CHI || nxt->seat != s) {
+                    a = PASS;  // the 吃 did not happen: the chain was cancelled
+                } else {
+                    const size_t m = size_t(g.bi().n) - 1;  // 比 groups named so far
+                    const size_t j = n + 1 + m;
+                    if (j >= ne || events[j].kind != E_BI || events[j].seat != s) return false;
+                    a = group_id({events[j].cards[0], events[j].cards[1], events[j].cards[2]});
+                }
+            } else {  // hu / tianhu: a win ends the hand, so every offer so far was declined
+                a = nxt && nxt->kind == E_HU && nxt->seat == s ? HU : PASS;
+            }
+        }
+        if (a < 0 || !g.is_legal(a)) return false;
+        g.step(a);
+    }
+}
+
+// ---------------------------------------------------------------------------- the search
+
+namespace {
+
+struct WorldJob {
+    Game g;
+    uint64_t pseed;
+};
+
+// Plays the active actions out in each world of the round: scores[w][j] (INT_MIN: not played).
+void play_round(const std::vector<WorldJob>& worlds, const std::vector<int>& legal,
+                const std::vector<char>& active, int seat, Policy rollout, int threads,
+                std::vector<std::vector<int>>* scores) {
+    const size_t na = legal.size();
+    std::vector<std::pair<int, int>> jobs;
+    scores->assign(worlds.size(), std::vector<int>(na, INT_MIN));
+    for (size_t w = 0; w < worlds.size(); ++w)
+        for (size_t j = 0; j < na; ++j)
+            if (active[j]) jobs.emplace_back(int(w), int(j));
+    auto run = [&](size_t i) {
+        const auto [w, j] = jobs[i];
+        Game c(worlds[w].g);
+        c.step(legal[j]);
+        if (!c.done()) playout(&c, rollout, worlds[w].pseed, 0);
+        (*scores)[w][j] = c.result().scores[seat];
+    };
+    const int nt = std::max(1, std::min<int>(threads, int(jobs.size())));
+    if (nt == 1) {
+        for (size_t i = 0; i < jobs.size(); ++i) run(i);
+        return;
+    }
+    std::atomic<size_t> next{0};
+    std::exception_ptr err;
+    std::atomic<bool> failed{false};
+    auto worker = [&]() {
+        try {
+            for (size_t i; (i = next.fetch_add(1)) < jobs.size() && !failed.load();) run(i);
+        } catch (...) {
+            if (!failed.exchange(true)) err = std::current_exception();
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < nt; ++t) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+    if (err) std::rethrow_exception(err);
+}
+
+}  // namespace
+
+SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pcg64& rng) {
+    if (seat < 0 || seat > 2) throw std::invalid_argument("seat must be 0, 1 or 2, got " +
+                                                          std::to_string(seat));
+    if (g.done() || g.current_player() != seat)
+        throw std::invalid_argument("seat " + std::to_string(seat) + " is not the seat to act (to act: " +
+                                    (g.done() ? std::string("None, the hand is over")
+                                              : std::to_string(g.current_player())) + ")");
+    if (opt.samples < 1 || opt.playouts < 1 || opt.tries < 1 || opt.z < 0 || opt.margin < 0 ||
+        opt.budget_ms < 0 || opt.prune < 0 || opt.prune_z < 0 || opt.threads < 1)
+        throw std::invalid_argument("bad search options");
+    SearchResult r;
+    r.legal = g.legal();
+    const std::vector<int>& legal = r.legal;
+    const size_t na = legal.size();
+    int def;
+    if (opt.rollout == P_RANDOM) {
+        def = legal[0];
+    } else {
+        View v;
+        def = policy_action(g, opt.rollout, 0, 0, &v);
+    }
+    const bool has_hu = std::find(legal.begin(), legal.end(), HU) != legal.end();
+    if (na == 1 || has_hu) {
+        // A win is taken, as the expert takes it (see agents/search.py).
+        r.choice = has_hu ? HU : legal[0];
+        return r;
+    }
+    const int di = int(std::find(legal.begin(), legal.end(), def) - legal.begin());
+    const Knowledge kn = knowledge(g, seat);
+    const int want = std::min(opt.samples, std::max(2, opt.playouts / int(na)));
+    const int max_attempts = want * opt.tries;
+    const int round = opt.prune > 0 ? opt.prune : (opt.threads > 1 ? 8 : 1);
+    const auto start = std::chrono::steady_clock::now();
+    auto over_budget = [&]() {
+        if (opt.budget_ms <= 0) return false;
+        const double ms = std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - start).count();
+        return ms > opt.budget_ms;
+    };
+    std::vector<std::vector<int>> scores;  // per world, per legal action (INT_MIN: not played)
+    std::vector<char> active(na, 1);
+    std::vector<int> deck;
+    std::vector<WorldJob> batch;
+    std::vector<std::vector<int>> got;
+    bool stop = false;
+    while (!stop && int(scores.size()) < want && r.attempts < max_attempts) {
+        batch.clear();
+        while (int(scores.size() + batch.size()) < want && r.attempts < max_attempts &&
+               int(batch.size()) < round) {
+            if (over_budget()) {
+                stop = true;
+                break;
+            }
+            r.attempts += 1;
+            if (!sample_deck(kn, rng, &deck)) continue;
+            WorldJob job{g, 0};
+            if (!replay_world(kn, deck, g.rules_ptr(), &job.g)) continue;
+            job.pseed = rng.integers(uint64_t(1) << 31);
+            batch.push_back(std::move(job));
+        }
+        if (batch.empty()) break;
+        play_round(batch, legal, active, seat, opt.rollout, opt.threads, &got);
+        for (auto& row : got) {
+            for (size_t j = 0; j < na; ++j) r.playouts += row[j] != INT_MIN;
+            scores.push_back(std::move(row));
+        }
+        if (opt.prune > 0 && scores.size() >= 2) {
+            // Drop an action whose gain over the bot's choice cannot plausibly clear the margin.
+            const double n = double(scores.size());
+            int left = 0;
+            for (size_t j = 0; j < na; ++j) {
+                if (!active[j] || int(j) == di) continue;
+                double sum = 0;
+                for (const auto& row : scores) sum += double(row[j] - row[di]);
+                const double mean = sum / n;
+                double sq = 0;
+                for (const auto& row : scores) {
+                    const double x = double(row[j] - row[di]) - mean;
+                    sq += x * x;
+                }
+                const double sd = std::sqrt(sq / (n - 1));
+                const double se = sd / std::sqrt(n);
+                const double bar = opt.margin + (opt.prune_bar ? opt.z * sd / std::sqrt(double(want)) : 0.0);
+                if (mean + opt.prune_z * se <= bar) active[j] = 0;
+                else ++left;
+            }
+            if (left == 0) stop = true;
+        }
+    }
+    r.worlds = int(scores.size());
+    r.choice = def;
+    if (r.worlds >= 2) {
+        const double n = double(r.worlds);
+        r.means.assign(na, 0.0);
+        r.played.assign(na, 0);
+        std::vector<double> lcb(na, -INFINITY);
+        for (size_t j = 0; j < na; ++j) {
+            double sum = 0;
+            int cnt = 0;
+            for (const auto& row : scores)
+                if (row[j] != INT_MIN) {
+                    sum += double(row[j]);
+                    ++cnt;
+                }
+            r.played[j] = cnt;
+            r.means[j] = cnt ? sum / double(cnt) : NAN;
+            if (cnt != r.worlds) continue;  // dropped: not a candidate
+            // numpy: diff.mean(axis=0) - z * diff.std(axis=0, ddof=1) / sqrt(n), summed in
+            // row order.
+            double ds = 0;
+            for (const auto& row : scores) ds += double(row[j]) - double(row[di]);
+            const double mean = ds / n;
+            double sq = 0;
+            for (const auto& row : scores) {
+                const double x = (double(row[j]) - double(row[di])) - mean;
+                sq += x * x;
+            }
+            lcb[j] = mean - opt.z * std::sqrt(sq / (n - 1)) / std::sqrt(n);
+        }
+        size_t best = 0;
+        for (size_t j = 1; j < na; ++j)
+            if (lcb[j] > lcb[best]) best = j;
+        if (lcb[best] > opt.margin) r.choice = legal[best];
+    } else {
+        r.played.assign(na, 0);
+        for (const auto& row : scores)
+            for (size_t j = 0; j < na; ++j) r.played[j] += row[j] != INT_MIN;
+    }
+    return r;
+}
+
+}  // namespace phz

@@ -1,0 +1,110 @@
+// The search agent in the core: a port of paohuzi_env.agents.search (determinised Monte Carlo).
+//
+// At a decision of seat `me` with a choice, worlds (complete deals) are sampled that agree with
+// everything the seat knows — its own dealt cards and moves and every public fact of the hand —
+// by dealing the unseen cards at random under the facts the rules make certain and keeping a
+// deal only if replaying the hand's public course on it reproduces that course exactly. Each
+// legal action is played out in every world with a bot in all seats, and the bot's own choice
+// is left only for a gain whose lower confidence bound clears a margin.
+//
+// The Python module stays the readable reference (docs/SEARCH.md, design (a)): with the same
+// generator state, knowledge(), sample_deck() and world() draw and decide exactly as
+// _knowledge, _sample_deck and _world do (numpy's PCG64, Generator.choice/permutation/integers
+// ported bit for bit), and search() with `prune` off takes the Python agent's decision, worlds,
+// attempts and means (tests/test_fast_search.py). The options beyond the reference (pruning,
+// threads) are documented on SearchOptions.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "engine.hpp"
+#include "vector.hpp"
+
+namespace phz {
+
+// numpy.random.PCG64 with its buffered 32-bit draws, from an explicit state (the Python side
+// passes `Generator.bit_generator.state` in and takes the advanced state back).
+struct Pcg64 {
+    unsigned __int128 state = 0, inc = 0;
+    bool has32 = false;
+    uint32_t buf32 = 0;
+
+    uint64_t next64();
+    uint32_t next32();
+    double random();                  // Generator.random(): 53-bit double in [0, 1)
+    uint64_t integers(uint64_t n);    // Generator.integers(n), 1 <= n <= 2**32 (Lemire, 32-bit)
+    uint64_t interval(uint64_t max);  // random_interval (Generator.shuffle's draw)
+    // A generator keyed by (seed, a, b) through splitmix64 (not numpy's seeding): the batched
+    // search's per-hand generators.
+    static Pcg64 keyed(uint64_t seed, uint64_t a, uint64_t b);
+};
+
+// What one seat knows at one decision (agents/search.py's _Knowledge).
+struct Knowledge {
+    int me = 0, dealer = 0, num_cards = 0, wall_pos = 0;
+    std::vector<int> deck;                      // known positions hold their kind; others -1
+    std::array<int, NUM_KINDS + 1> pool{};      // counts of the unseen cards (王 last)
+    std::array<std::array<int, NUM_KINDS + 1>, 3> region_known{};
+    std::array<std::vector<int>, 3> region_free;
+    std::array<int, 3> hidden_size{};
+    std::array<std::vector<int>, 3> hidden_wei;
+    int force_liang = -1;
+    std::array<std::array<int, NUM_KINDS>, 3> cap{};
+    std::vector<int> holes;
+    std::vector<Event> events;
+    std::vector<int> mine;
+    int decision = D_NONE;
+    std::vector<int> legal;
+    std::array<int, 2> others{};  // the two other seats, ascending
+};
+
+// The seat's knowledge in `real` (at `me`'s decision). Reads the full state only for public
+// quantities and the seat's own cards (as _knowledge does).
+Knowledge knowledge(const Game& real, int me);
+
+// One deal consistent with the knowledge before the replay check (_sample_deck); false: gave up.
+bool sample_deck(const Knowledge& kn, Pcg64& rng, std::vector<int>* deck, int tries = 20);
+
+// Replay the public course on `deck` (_world): true and the game at the seat's decision in
+// `out`, or false when the deck cannot have produced that course.
+bool replay_world(const Knowledge& kn, const std::vector<int>& deck,
+                  const std::shared_ptr<const Rules>& rules, Game* out);
+
+struct SearchOptions {
+    int samples = 32;       // worlds per decision
+    int playouts = 256;     // at most this many playouts: fewer worlds with many actions (>= 2)
+    Policy rollout = P_EXPERT;
+    double z = 2.0;         // the significant-gain rule: mean gain - z se > margin
+    double margin = 0.0;
+    double budget_ms = 0.0; // stop sampling after this long (0: no limit)
+    int tries = 8;          // sampled deals per wanted world
+    // Beyond the reference. prune > 0: after every `prune` worlds, stop playing out an action
+    // whose gain over the rollout bot's choice has an upper bound (mean + prune_z se) at or
+    // below the margin — it can no longer be chosen in practice; the search ends when only the
+    // bot's choice is left. 0: every action in every world (the reference).
+    int prune = 0;
+    double prune_z = 1.0;
+    // With prune_bar, the bound is compared with the bar the action must clear at the end
+    // (margin + z se at the worlds wanted, se estimated from the worlds so far) instead of the
+    // margin alone: an action whose upper bound is below that bar would not be chosen.
+    bool prune_bar = false;
+    // Threads for the playouts of a round of worlds (the worlds are sampled in order on the
+    // calling thread; results do not depend on the thread count).
+    int threads = 1;
+};
+
+struct SearchResult {
+    int choice = -1;
+    int worlds = 0, attempts = 0, playouts = 0;
+    std::vector<int> legal;
+    std::vector<double> means;  // per legal action over the worlds it was played in (empty: none)
+    std::vector<int> played;    // per legal action: worlds it was played in
+};
+
+// The search's action for `seat`, which must be the seat to act (std::invalid_argument else).
+// Advances `rng` exactly as SearchAgent.act_game advances its generator.
+SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pcg64& rng);
+
+}  // namespace phz
