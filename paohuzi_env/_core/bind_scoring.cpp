@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 
@@ -52,40 +54,76 @@ RulesCache& rules_cache() {
 }
 constexpr size_t IDENTITY_CAP = 1024;
 
-Rules convert_rules(py::handle r) {
-    Rules out;
-    auto str = [&](const char* f) { return r.attr(f).cast<std::string>(); };
-    auto boolean = [&](const char* f) { return r.attr(f).cast<bool>(); };
-    auto integer = [&](const char* f) { return r.attr(f).cast<int>(); };
-    out.name = str("name");
-    const std::string fam = str("scoring");
-    if (fam == "huaihua") out.scoring = F_HUAIHUA;
-    else if (fam == "classic") out.scoring = F_CLASSIC;
-    else if (fam == "zipai") out.scoring = F_ZIPAI;
-    else if (fam == "hongshanzhang") out.scoring = F_HONGSHANZHANG;
-    else if (fam == "yongzhou") out.scoring = F_YONGZHOU;
-    else throw py::value_error("unknown scoring family " + fam);
-    for (py::handle pair : r.attr("fans")) {
+// Readers of one Python field value each (PHZ_RULE_FIELDS names them); a wrong value raises
+// ValueError naming the field and what is allowed.
+int read_choice(py::handle v, const char* field, std::initializer_list<const char*> allowed) {
+    const std::string s = py::cast<std::string>(v);
+    int j = 0;
+    std::string names;
+    for (const char* a : allowed) {
+        if (s == a) return j;
+        names += (j ? ", " : "") + std::string(a);
+        ++j;
+    }
+    throw py::value_error(std::string("rule '") + field + "' must be one of (" + names + "), got '" +
+                          s + "'");
+}
+std::string read_text(py::handle v, const char*) { return py::cast<std::string>(v); }
+int read_integer(py::handle v, const char*) { return py::cast<int>(v); }
+bool read_boolean(py::handle v, const char*) { return py::cast<bool>(v); }
+Family read_family(py::handle v, const char* f) {  // rules.SCORING_FAMILIES, in Family order
+    return Family(read_choice(v, f, {"huaihua", "classic", "zipai", "hongshanzhang", "yongzhou"}));
+}
+int read_fan_level(py::handle v, const char* f) {  // rules.FAN_LEVELS
+    return read_choice(v, f, {"none", "basic", "half"});
+}
+bool read_fan_combine(py::handle v, const char* f) {  // rules.FAN_COMBINES: multiply?
+    return read_choice(v, f, {"sum", "multiply"}) == 1;
+}
+bool read_chou_rule(py::handle v, const char* f) {  // rules.CHOU_RULES: chi?
+    return read_choice(v, f, {"any", "chi"}) == 1;
+}
+bool read_dealer_rule(py::handle v, const char* f) {  // rules.DEALER_RULES: classic?
+    return read_choice(v, f, {"winner", "classic"}) == 1;
+}
+Fans read_fans(py::handle v, const char*) {
+    Fans out;
+    for (py::handle pair : v) {
         py::tuple t = py::reinterpret_borrow<py::object>(pair).cast<py::tuple>();
         if (t.size() != 2) throw py::value_error("Rules.fans holds (name, fan) pairs");
-        out.fans.emplace_back(t[0].cast<std::string>(), t[1].cast<int>());
+        out.emplace_back(t[0].cast<std::string>(), t[1].cast<int>());
     }
-    const std::string level = str("fan_level");
-    out.fan_level = level == "none" ? 0 : level == "basic" ? 1 : 2;
-    out.fan_multiply = str("fan_combine") == "multiply";
-    out.min_huxi = integer("min_huxi");
-    out.pinghu_min_huxi = integer("pinghu_min_huxi");
-    out.zimo_15 = boolean("zimo_15");
-    out.zimo_tun = boolean("zimo_tun");
-    out.tianhu_is_zimo = boolean("tianhu_is_zimo");
-    out.win_on_own_ti_wei = boolean("win_on_own_ti_wei");
-    out.hu_on_discard = boolean("hu_on_discard");
-    out.chi_on_discard = boolean("chi_on_discard");
-    out.chou_rule_chi = str("chou_rule") == "chi";
-    out.chou_blocks_peng = boolean("chou_blocks_peng");
-    out.chou_when_chi_blocked = boolean("chou_when_chi_blocked");
-    out.dealer_rule_classic = str("dealer_rule") == "classic";
-    out.wang = integer("wang");
+    return out;
+}
+
+// Once per process: the fields of paohuzi_env.rules.Rules are exactly PHZ_RULE_FIELDS's (a
+// field added in Python and not here would otherwise be silently ignored by the core).
+void check_rule_fields() {
+    static bool checked = false;
+    if (checked) return;
+    std::vector<std::string> py_names;
+    for (py::handle f : py::module_::import("dataclasses").attr("fields")(py_rules_class()))
+        py_names.push_back(f.attr("name").cast<std::string>());
+    const std::vector<std::string> core(rule_field_names().begin(), rule_field_names().end());
+    if (py_names != core) {
+        std::string a, b;
+        for (const auto& n : py_names) a += (a.empty() ? "" : ", ") + n;
+        for (const auto& n : core) b += (b.empty() ? "" : ", ") + n;
+        throw std::runtime_error("paohuzi_env.rules.Rules has the fields (" + a +
+                                 ") but the compiled core converts (" + b +
+                                 "): add the field to PHZ_RULE_FIELDS in _core/rules.hpp and "
+                                 "rebuild (python setup.py build_ext --inplace)");
+    }
+    checked = true;
+}
+
+// The one conversion of a Python Rules into the core's struct: every field of PHZ_RULE_FIELDS.
+Rules convert_rules(py::handle r) {
+    check_rule_fields();
+    Rules out;
+#define PHZ_RULE_READ_(member, py, reader) out.member = read_##reader(r.attr(py), py);
+    PHZ_RULE_FIELDS(PHZ_RULE_READ_)
+#undef PHZ_RULE_READ_
     return out;
 }
 
@@ -614,6 +652,23 @@ void bind_scoring(py::module_& m) {
         "rules_id",
         [](py::handle rules) { return rules_ref_from_python(rules).id; }, py::arg("rules"),
         "The core's id of a rule set (equal Rules share one).");
+
+    m.def(
+        "rule_fields",
+        []() {
+            py::list out;
+            for (const char* n : rule_field_names()) out.append(py::str(n));
+            return py::tuple(out);
+        },
+        "The fields of paohuzi_env.rules.Rules the core converts (_core/rules.hpp "
+        "PHZ_RULE_FIELDS), in order.");
+
+    m.def(
+        "rules_key",
+        [](py::handle rules) { return py::bytes(rules_key(rules_ref_from_python(rules))); },
+        py::arg("rules"),
+        "The core's fingerprint of a rule set, as bytes: every field of the converted struct "
+        "(equal exactly when every field is equal; the bots' memo key).");
 
     m.def(
         "clear_caches",

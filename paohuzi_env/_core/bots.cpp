@@ -295,17 +295,8 @@ struct Structure {
 // A rule set's fingerprint: every field (the memo of _win_scores is keyed on `rules` itself).
 int rules_index(const Rules& r, Memos& m) {
     // bind_common's rules_ref_from_python gives equal rule sets one id (1, 2, ...); a Rules
-    // built elsewhere (id 0) is known by all its fields
-    std::string s = r.id != 0 ? "#" + std::to_string(r.id) : r.name + '\x1f';
-    if (r.id == 0) {
-        const int ints[] = {int(r.scoring), r.fan_level, int(r.fan_multiply), r.min_huxi,
-                            r.pinghu_min_huxi, int(r.zimo_15), int(r.zimo_tun),
-                            int(r.tianhu_is_zimo), int(r.win_on_own_ti_wei), int(r.hu_on_discard),
-                            int(r.chi_on_discard), int(r.chou_rule_chi), int(r.chou_blocks_peng),
-                            int(r.chou_when_chi_blocked), int(r.dealer_rule_classic), r.wang};
-        for (int x : ints) s += std::to_string(x) + ',';
-        for (const auto& f : r.fans) s += f.first + '=' + std::to_string(f.second) + ';';
-    }
+    // built elsewhere (id 0) is known by all its fields (rules.hpp rules_key)
+    std::string s = r.id != 0 ? "#" + std::to_string(r.id) : rules_key(r);
     for (size_t n = 0; n < m.rules_keys.size(); ++n)
         if (m.rules_keys[n] == s) return int(n);
     if (m.rules_keys.size() >= 1024) {  // many rule sets: start again (the keys index wins)
