@@ -20,14 +20,15 @@ from __future__ import annotations
 import copy
 import dataclasses
 import itertools
+import random
 
 import numpy as np
 import pytest
 
 from paohuzi_env import engine, scoring
-from paohuzi_env.bench import random_winning_holding
 from paohuzi_env.cards import counts_of
 from paohuzi_env.rules import PRESETS, YONGZHOU, Rules, get_rules
+from paohuzi_env.testing import random_winning_holding
 
 fast = pytest.importorskip("paohuzi_env._fast")
 fast_py = pytest.importorskip("paohuzi_env.fast")
@@ -108,7 +109,7 @@ FLAGS = tuple(dict(zip(FLAG_NAMES, f)) for f in itertools.product((False, True),
 
 def _holdings(n: int, seed: int):
     """``n`` canonical winning holdings (counts, melds, win card) from the shared generator."""
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     out = []
     while len(out) < n:
         h = random_winning_holding(rng)
