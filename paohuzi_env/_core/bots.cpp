@@ -9,6 +9,8 @@
 #pragma clang fp contract(off)
 #elif defined(__GNUC__)
 #pragma GCC optimize("fp-contract=off")
+#elif defined(_MSC_VER)
+#pragma fp_contract(off)
 #endif
 
 #include <stdexcept>  // before rules.hpp, which uses std::out_of_range without it
@@ -30,6 +32,7 @@
 #include "chi.hpp"
 #include "flat.hpp"
 #include "common.hpp"
+#include "portable.hpp"
 #include "scoring.hpp"
 
 namespace phz {
@@ -156,7 +159,7 @@ private:
             // first use, or a large table the last decision hardly used: back to the small one
             slots_.assign(MIN_SLOTS, Slot{0, 0.0});
             mask_ = MIN_SLOTS - 1;
-            shift_ = 64 - __builtin_ctzll(MIN_SLOTS);
+            shift_ = 64 - ctz64(MIN_SLOTS);
         } else {
             for (uint32_t i : used_) slots_[i].a = 0;  // a decision's few hundred entries
         }
@@ -168,7 +171,7 @@ private:
         old.swap(slots_);
         slots_.assign(old.size() * 2, Slot{0, 0.0});
         mask_ = slots_.size() - 1;
-        shift_ = 64 - __builtin_ctzll(slots_.size());
+        shift_ = 64 - ctz64(slots_.size());
         size_ = 0;
         used_.clear();
         for (const Slot& s : old)
@@ -230,7 +233,7 @@ struct Structure {
 
     // A memo miss: every way of placing the lowest kind, then the memo.
     double search(uint64_t packed) {
-        const int i = __builtin_ctzll(packed) / BITS;
+        const int i = ctz64(packed) / BITS;
         const int c = get(packed, i);
         const uint64_t u = unit(i);
         const int p = i % 10;

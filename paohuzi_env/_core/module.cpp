@@ -1,13 +1,15 @@
 // The extension module paohuzi_env._fast: each part of the core binds itself.
 #include <pybind11/pybind11.h>
 
+#include "portable.hpp"
+
 namespace py = pybind11;
 
 namespace phz {
 // Parts not yet built are weak (absent) while the core is assembled.
-__attribute__((weak)) void bind_scoring(py::module_& m);
-__attribute__((weak)) void bind_engine(py::module_& m);
-__attribute__((weak)) void bind_bots(py::module_& m);
+PHZ_WEAK void bind_scoring(py::module_& m);
+PHZ_WEAK void bind_engine(py::module_& m);
+PHZ_WEAK void bind_bots(py::module_& m);
 }  // namespace phz
 
 PYBIND11_MODULE(_fast, m) {

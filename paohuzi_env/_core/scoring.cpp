@@ -43,7 +43,7 @@ uint64_t pack_counts(const Counts& c) {
 }
 
 inline int lowest_kind(uint64_t packed) {  // (low.bit_length() - 1) // _BITS
-    return __builtin_ctzll(packed) / BITS;
+    return ctz64(packed) / BITS;
 }
 
 inline int floordiv(int a, int b) {  // Python's //
@@ -734,7 +734,7 @@ bool no_win_bits(const LooseBits& b, int c) {
     joined |= (b.ONE & other2) | (b.TWO & other);  // 绞 (k, j, j) / (k, k, j)
     uint32_t alone = (b.ONE | b.TWO) & ~joined;
     if (c >= 0) alone &= ~(1u << c);
-    return (alone & b.ONE) != 0 || __builtin_popcount(alone & b.TWO) >= 2;
+    return (alone & b.ONE) != 0 || popcount32(alone & b.TWO) >= 2;
 }
 
 bool surely_no_win(const Counts& hand, int c) {
