@@ -1,8 +1,9 @@
 """Benchmarks: ``python -m paohuzi_env.bench {hu,engine,env,core} [--seconds S] [--seed N] [--rules R]``.
 
-* ``hu``: µs per ``evaluate_win`` call over a fixed seeded sample of random holdings, half of
-  them winning, with caches cleared before every call (cold) and on a repeat pass (warm); then
-  the same for ``yongzhou`` holdings with one or two 王 (RULES.md section 10).
+* ``hu``: µs per ``evaluate_win`` call over a fixed seeded sample of random holdings
+  (:mod:`paohuzi_env.testing`), half of them winning, with caches cleared before every call
+  (cold) and on a repeat pass (warm); then the same for ``yongzhou`` holdings with one or two
+  王 (RULES.md section 10).
 * ``engine``: random-legal hands for a fixed time; hands/s and decisions/s.
 * ``env``: random masked play through the AEC API with observations (the default backend);
   steps/s.
@@ -32,126 +33,13 @@ from typing import Any
 
 import numpy as np
 
-from .actions import GROUPS
-from .cards import NUM_KINDS
-
-
-def random_winning_holding(rng: np.random.Generator):
-    """A random winning holding: 7 门子 built from legal groups, as
-    ``(hand kinds, melds, win_card)``; None if the draw ran out of cards."""
-    left = [4] * NUM_KINDS
-    n_paoti = int(rng.choice([0, 0, 1, 1, 2]))
-    hand: list[int] = []
-    melds: list[tuple[str, tuple[int, ...]]] = []
-
-    def take(cards) -> bool:
-        need = [0] * NUM_KINDS
-        for k in cards:
-            need[k] += 1
-        if any(left[k] < need[k] for k in range(NUM_KINDS)):
-            return False
-        for k in cards:
-            left[k] -= 1
-        return True
-
-    for _ in range(n_paoti):
-        for _try in range(50):
-            k = int(rng.integers(NUM_KINDS))
-            if take([k] * 4):
-                melds.append((str(rng.choice(["ti", "pao"])), (k,) * 4))
-                break
-        else:
-            return None
-    groups = 6 - n_paoti if n_paoti else 7
-    for _ in range(groups):
-        for _try in range(50):
-            r = rng.random()
-            if r < 0.6:
-                g = GROUPS[int(rng.integers(len(GROUPS)))]
-                if take(g):
-                    if rng.random() < 0.4:
-                        melds.append(("chi", g))
-                    else:
-                        hand.extend(g)
-                    break
-            else:
-                k = int(rng.integers(NUM_KINDS))
-                if take([k] * 3):
-                    t = str(rng.choice(["kan", "peng", "wei"]))
-                    if t == "kan":
-                        hand.extend([k] * 3)
-                    else:
-                        melds.append((t, (k,) * 3))
-                    break
-        else:
-            return None
-    if n_paoti:
-        for _try in range(50):
-            k = int(rng.integers(NUM_KINDS))
-            if take([k, k]):
-                hand.extend([k, k])
-                break
-        else:
-            return None
-    # the winning card: a non-坎 hand card, so that the holding before it is a real hand
-    counts = np.bincount(hand, minlength=NUM_KINDS)
-    choices = [k for k in hand if counts[k] < 3]
-    if not choices:
-        return None
-    win = int(rng.choice(choices))
-    hand.remove(win)
-    rng.shuffle(hand)
-    return hand, melds, win
-
-
-def sample_holdings(n: int, seed: int = 0, rules="huaihua"):
-    """``n`` holdings: half built from legal groups and winning under ``rules`` (huxi
-    thresholds included), half random 20 cards + a card (almost never winning)."""
-    from .scoring import evaluate_win
-
-    rng = np.random.default_rng(seed)
-    out: list[tuple] = []
-    while len(out) < n:
-        if len(out) % 2 == 0:
-            h = random_winning_holding(rng)
-            if h is not None and evaluate_win(h[0], h[1], h[2], rules=rules) is not None:
-                out.append(h)
-        else:
-            deck = rng.permutation(np.repeat(np.arange(NUM_KINDS), 4))
-            out.append((deck[:20].tolist(), [], int(deck[20])))
-    return out
-
-
-def sample_wang_holdings(n: int, seed: int = 0):
-    """``n`` self-drawn ``yongzhou`` holdings with one or two 王 (R-WANG-4): built winning
-    holdings with random cards (the winning card among them) replaced by 王, and random deals;
-    as ``(hand, melds, win_card)``, the 王 in the hand."""
-    from .cards import WANG
-
-    rng = np.random.default_rng(seed)
-    out: list[tuple] = []
-    while len(out) < n:
-        n_wang = int(rng.integers(1, 3))
-        if len(out) % 2 == 0:
-            h = random_winning_holding(rng)
-            if h is None or len(h[0]) < n_wang:
-                continue
-            cards = h[0] + [h[2]]
-            for j in rng.choice(len(cards), n_wang, replace=False):
-                cards[int(j)] = WANG
-            win = cards.pop()
-            out.append((cards + [WANG], h[1], None) if win == WANG else (cards, h[1], win))
-        else:
-            deck = rng.permutation(np.repeat(np.arange(NUM_KINDS), 4)).tolist()
-            out.append((deck[: 20 - n_wang] + [WANG] * n_wang, [], deck[20 - n_wang]))
-    return out
-
 
 def bench_hu(seconds: float, seed: int) -> None:
     from .cards import counts_of
     from .groups import normalise_meld
     from .rules import get_rules
     from .scoring import clear_caches, evaluate_counts, evaluate_win
+    from .testing import sample_holdings, sample_wang_holdings
 
     rules = get_rules("huaihua")
     sample = sample_holdings(2000, seed)
@@ -170,14 +58,14 @@ def bench_hu(seconds: float, seed: int) -> None:
         passes += 1
     warm = (time.perf_counter() - t) / (passes * len(sample)) * 1e6
     canon = [
-        (tuple(counts_of(h)), tuple(sorted(normalise_meld(x) for x in m)), w)
-        for h, m, w in sample
+        (tuple(counts_of(hand)), tuple(sorted(normalise_meld(x) for x in melds)), win)
+        for hand, melds, win in sample
     ]
     t = time.perf_counter()
     passes = 0
     while time.perf_counter() - t < seconds:
-        for h, m, w in canon:
-            evaluate_counts(h, m, w, rules)
+        for ch, cm, cw in canon:
+            evaluate_counts(ch, cm, cw, rules)
         passes += 1
     engine_warm = (time.perf_counter() - t) / (passes * len(sample)) * 1e6
     print(f"evaluate_win over {len(sample)} holdings ({wins} winning under huaihua):")

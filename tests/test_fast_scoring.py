@@ -28,6 +28,7 @@ from paohuzi_env import chi as pychi
 from paohuzi_env import scoring
 from paohuzi_env.actions import GROUPS
 from paohuzi_env.rules import PRESETS, Rules, get_rules
+from paohuzi_env.testing import winning_groups
 
 fast = pytest.importorskip("paohuzi_env._fast")
 if not hasattr(fast, "evaluate_counts"):
@@ -36,7 +37,6 @@ if not hasattr(fast, "evaluate_counts"):
 FLAGS = tuple(itertools.product((False, True), repeat=5))
 """(self_drawn, haidi, tianhu, dihu, from_discard): every combination."""
 FLAG_NAMES = ("self_drawn", "haidi", "tianhu", "dihu", "from_discard")
-RED = frozenset(k for k in range(20) if k % 10 in (1, 6, 9))
 WANG = 20
 
 # ---- rule variants per family ---------------------------------------------------------------
@@ -84,91 +84,22 @@ FAMILIES: dict[str, tuple[Rules, ...]] = {
 
 # ---- random holdings ------------------------------------------------------------------------
 
-_POOLS = {
-    "black": frozenset(range(20)) - RED,  # 乌胡 / 黑胡
-    "big": frozenset(range(10, 20)),  # 十八大 / 大字胡
-    "small": frozenset(range(10)),  # 十六小 / 十八小 / 小字胡
-}
-
-
 def _pool(rng: random.Random) -> str | None:
     r = rng.random()
     if r < 0.5:
         return None
     if r < 0.65:
         return "red"  # red-heavy groups: 红胡, 红乌, 十三红
-    return rng.choice(("black", "big", "small"))
-
-
-def _allowed(cards, pool: str | None, rng: random.Random) -> bool:
-    if pool is None:
-        return True
-    if pool == "red":
-        return sum(k in RED for k in cards) >= 2 or rng.random() < 0.15
-    return all(k in _POOLS[pool] for k in cards)
+    return rng.choice(("black", "big", "small"))  # 乌胡 / 黑胡, 十八大 / 大字胡, 十六小 / 小字胡
 
 
 def _build(rng: random.Random):
     """7 门子 from legal groups: ``(hand, melds)`` with the winning card still in the hand;
     None if the cards ran out. Table 吃/碰/偎/臭偎/跑/提, hand 句/绞/坎/提 and the 将."""
-    left = [4] * 20
-    hand: list[int] = []
-    melds: list[tuple[str, tuple[int, ...]]] = []
     pool = _pool(rng)
-
-    def take(cards) -> bool:
-        if not _allowed(cards, pool, rng):
-            return False
-        need = Counter(cards)
-        if any(left[k] < n for k, n in need.items()):
-            return False
-        for k in cards:
-            left[k] -= 1
-        return True
-
-    n_paoti = rng.choice((0, 0, 0, 1, 1, 2, 3))
-    for _ in range(n_paoti):
-        for _t in range(60):
-            k = rng.randrange(20)
-            if take([k] * 4):
-                where = rng.choice(("ti", "pao", "pao", "hand"))
-                if where == "hand":
-                    hand.extend([k] * 4)
-                else:
-                    melds.append((where, (k,) * 4))
-                break
-        else:
-            return None
-    for _ in range(6 - n_paoti if n_paoti else 7):
-        for _t in range(60):
-            if rng.random() < 0.6:
-                g = rng.choice(GROUPS)
-                if take(g):
-                    if rng.random() < 0.35:
-                        melds.append(("chi", g))
-                    else:
-                        hand.extend(g)
-                    break
-            else:
-                k = rng.randrange(20)
-                if take([k] * 3):
-                    t = rng.choice(("kan", "kan", "peng", "wei", "chou_wei"))
-                    if t == "kan":
-                        hand.extend([k] * 3)
-                    else:
-                        melds.append((t, (k,) * 3))
-                    break
-        else:
-            return None
-    if n_paoti:
-        for _t in range(60):
-            k = rng.randrange(20)
-            if take([k, k]):
-                hand.extend([k, k])
-                break
-        else:
-            return None
-    return hand, melds
+    built = winning_groups(rng, paoti=(0, 0, 0, 1, 1, 2, 3), paoti_places=("ti", "pao", "pao", "hand"),
+                           triples=("kan", "kan", "peng", "wei", "chou_wei"), tries=60, pool=pool)
+    return None if built is None else built[:2]
 
 
 def _loose_win(rng: random.Random, hand: list[int]):

@@ -34,6 +34,7 @@ from paohuzi_env import Win, evaluate_win, get_rules
 from paohuzi_env.cards import WANG, parse
 from paohuzi_env.rules import YONGZHOU
 from paohuzi_env.scoring import evaluate_counts
+from paohuzi_env.testing import winning_groups
 
 Y = YONGZHOU
 # Huxi minimum 0: the decomposition logic is compared on every holding, not only >= 15.
@@ -530,67 +531,6 @@ def _check_groups(w: Win, hand: list[int], melds, win: int | None, n_wang: int) 
 # ---- random holdings -----------------------------------------------------------------------
 
 
-def _random_winning(rng: random.Random):
-    """7 门子 from legal groups (table 吃/碰/偎/跑/提, hand 句/绞/坎, a 将 with 跑/提):
-    ``(hand, melds, hand groups)`` (the winning card still in the hand); None if cards ran
-    out."""
-    left = [4] * 20
-    hand: list[int] = []
-    melds: list[tuple[str, tuple[int, ...]]] = []
-    groups: list[tuple[int, ...]] = []
-
-    def take(cards) -> bool:
-        need = Counter(cards)
-        if any(left[k] < n for k, n in need.items()):
-            return False
-        for k in cards:
-            left[k] -= 1
-        return True
-
-    n_paoti = rng.choice([0, 0, 1, 1, 2])
-    for _ in range(n_paoti):
-        for _t in range(50):
-            k = rng.randrange(20)
-            if take([k] * 4):
-                melds.append((rng.choice(["ti", "pao"]), (k,) * 4))
-                break
-        else:
-            return None
-    for _ in range(6 - n_paoti if n_paoti else 7):
-        for _t in range(50):
-            if rng.random() < 0.6:
-                g = rng.choice(_TRIPLES)[0]
-                if take(g):
-                    if rng.random() < 0.35:
-                        melds.append(("chi", g))
-                    else:
-                        hand.extend(g)
-                        groups.append(g)
-                    break
-            else:
-                k = rng.randrange(20)
-                if take([k] * 3):
-                    t = rng.choice(["kan", "kan", "peng", "wei"])
-                    if t == "kan":
-                        hand.extend([k] * 3)
-                        groups.append((k,) * 3)
-                    else:
-                        melds.append((t, (k,) * 3))
-                    break
-        else:
-            return None
-    if n_paoti:
-        for _t in range(50):
-            k = rng.randrange(20)
-            if take([k, k]):
-                hand.extend([k, k])
-                groups.append((k, k))
-                break
-        else:
-            return None
-    return hand, melds, groups
-
-
 def _holding_with_wang(rng: random.Random, n_wang: int, shape: str):
     """A holding with ``n_wang`` 王, self-drawn: ``(hand, melds, win)``.
 
@@ -616,7 +556,7 @@ def _holding_with_wang(rng: random.Random, n_wang: int, shape: str):
         return deck[:n] + [WANG] * n_wang, melds, deck[n]
     built = None
     while built is None:
-        built = _random_winning(rng)
+        built = winning_groups(rng)
     hand, melds, groups = built
     if shape == "diao":  # a 王吊 wait: the 将 (单) or a hand group (双) becomes 王 + the drawn card
         options = [g for g in groups if len(g) == n_wang + 1]
@@ -689,7 +629,7 @@ def test_brute_force_agrees_without_wang():
     rng = random.Random(7)
     done = 0
     while done < 400:
-        built = _random_winning(rng)
+        built = winning_groups(rng)
         if built is None:
             continue
         hand, melds, _ = built

@@ -1,6 +1,6 @@
 // Helpers shared by the binding files (bind_*.cpp): Python <-> core conversions. Defined in
-// bind_scoring.cpp. Every function needs the GIL. Malformed input raises ValueError
-// (pybind11::value_error), never crashes.
+// bind_scoring.cpp, the rules' in bind_rules.cpp. Every function needs the GIL. Malformed input
+// raises ValueError (pybind11::value_error), never crashes.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -20,6 +20,9 @@ namespace phz {
 // copying its strings; prefer it on hot paths.
 const Rules& rules_ref_from_python(pybind11::handle rules);
 Rules rules_from_python(pybind11::handle rules);
+
+// The module functions about rule sets (rules_id, rule_fields, rules_key); bind_scoring calls it.
+void bind_rules(pybind11::module_& m);
 
 // A real paohuzi_env.scoring.Win dataclass instance: names a tuple of str, groups a tuple of
 // (type str, tuple of ints), wang_as a tuple of (int, int).

@@ -1,5 +1,6 @@
 // Python bindings of the evaluator and the 吃/比 search (paohuzi_env._fast.evaluate_counts,
-// chi_groups, bi_groups, clear_caches), and the conversion helpers of bind_common.hpp.
+// chi_groups, bi_groups, clear_caches), and the conversion helpers of bind_common.hpp but the
+// rules' (bind_rules.cpp).
 //
 // evaluate_counts mirrors paohuzi_env.scoring.evaluate_counts, lru_cache included: the same
 // (canonical) arguments give the same Win object back.
@@ -8,7 +9,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <deque>
 #include <string>
 #include <unordered_map>
 
@@ -25,69 +25,12 @@ namespace phz {
 namespace {
 
 // Leaked on purpose: Python objects must not be destroyed after the interpreter is finalised.
-py::object& py_rules_class() {
-    static py::object* cls =
-        new py::object(py::module_::import("paohuzi_env.rules").attr("Rules"));
-    return *cls;
-}
-py::object& py_as_rules() {
-    static py::object* f =
-        new py::object(py::module_::import("paohuzi_env.rules").attr("as_rules"));
-    return *f;
-}
 py::object& py_win_class() {
     static py::object* cls =
         new py::object(py::module_::import("paohuzi_env.scoring").attr("Win"));
     return *cls;
 }
 
-struct RulesCache {
-    std::deque<Rules> store;                    // id = index + 1; never moves
-    std::unordered_map<PyObject*, int> by_identity;  // holds a strong reference to each key
-    py::dict by_value;                          // Rules object -> index
-};
-RulesCache& rules_cache() {
-    static RulesCache* c = new RulesCache();
-    return *c;
-}
-constexpr size_t IDENTITY_CAP = 1024;
-
-Rules convert_rules(py::handle r) {
-    Rules out;
-    auto str = [&](const char* f) { return r.attr(f).cast<std::string>(); };
-    auto boolean = [&](const char* f) { return r.attr(f).cast<bool>(); };
-    auto integer = [&](const char* f) { return r.attr(f).cast<int>(); };
-    out.name = str("name");
-    const std::string fam = str("scoring");
-    if (fam == "huaihua") out.scoring = F_HUAIHUA;
-    else if (fam == "classic") out.scoring = F_CLASSIC;
-    else if (fam == "zipai") out.scoring = F_ZIPAI;
-    else if (fam == "hongshanzhang") out.scoring = F_HONGSHANZHANG;
-    else if (fam == "yongzhou") out.scoring = F_YONGZHOU;
-    else throw py::value_error("unknown scoring family " + fam);
-    for (py::handle pair : r.attr("fans")) {
-        py::tuple t = py::reinterpret_borrow<py::object>(pair).cast<py::tuple>();
-        if (t.size() != 2) throw py::value_error("Rules.fans holds (name, fan) pairs");
-        out.fans.emplace_back(t[0].cast<std::string>(), t[1].cast<int>());
-    }
-    const std::string level = str("fan_level");
-    out.fan_level = level == "none" ? 0 : level == "basic" ? 1 : 2;
-    out.fan_multiply = str("fan_combine") == "multiply";
-    out.min_huxi = integer("min_huxi");
-    out.pinghu_min_huxi = integer("pinghu_min_huxi");
-    out.zimo_15 = boolean("zimo_15");
-    out.zimo_tun = boolean("zimo_tun");
-    out.tianhu_is_zimo = boolean("tianhu_is_zimo");
-    out.win_on_own_ti_wei = boolean("win_on_own_ti_wei");
-    out.hu_on_discard = boolean("hu_on_discard");
-    out.chi_on_discard = boolean("chi_on_discard");
-    out.chou_rule_chi = str("chou_rule") == "chi";
-    out.chou_blocks_peng = boolean("chou_blocks_peng");
-    out.chou_when_chi_blocked = boolean("chou_when_chi_blocked");
-    out.dealer_rule_classic = str("dealer_rule") == "classic";
-    out.wang = integer("wang");
-    return out;
-}
 
 
 // The binding's own lru_cache: EvalKey -> the Python Win (or None) it returned.
@@ -104,7 +47,7 @@ py::tuple ints_to_tuple(const std::vector<int>& v) {
     return py::reinterpret_steal<py::tuple>(t);
 }
 
-// Interned Python strings, made once and kept (leaked: see py_rules_class).
+// Interned Python strings, made once and kept (leaked: see py_win_class).
 PyObject* interned(const char* s) {
     static auto* cache = new std::unordered_map<std::string, PyObject*>();
     auto it = cache->find(s);
@@ -205,35 +148,6 @@ Group to_group(const MeldIn& m) {
 }  // namespace
 
 // ---------------------------------------------------------------- bind_common.hpp
-
-const Rules& rules_ref_from_python(py::handle rules) {
-    RulesCache& c = rules_cache();
-    auto it = c.by_identity.find(rules.ptr());
-    if (it != c.by_identity.end()) return c.store[it->second];
-    py::object obj = py::reinterpret_borrow<py::object>(rules);
-    if (py::isinstance<py::str>(obj)) obj = py_as_rules()(obj);  // a preset name
-    if (!py::isinstance(obj, py_rules_class()))
-        throw py::value_error("rules must be a paohuzi_env.rules.Rules or a preset name");
-    int index;
-    if (c.by_value.contains(obj)) {
-        index = c.by_value[obj].cast<int>();
-    } else {
-        Rules r = convert_rules(obj);
-        index = int(c.store.size());
-        r.id = index + 1;
-        c.store.push_back(std::move(r));
-        c.by_value[obj] = py::int_(index);
-    }
-    if (c.by_identity.size() >= IDENTITY_CAP) {
-        for (auto& kv : c.by_identity) Py_DECREF(kv.first);
-        c.by_identity.clear();
-    }
-    Py_INCREF(rules.ptr());
-    c.by_identity.emplace(rules.ptr(), index);
-    return c.store[index];
-}
-
-Rules rules_from_python(py::handle rules) { return rules_ref_from_python(rules); }
 
 py::tuple group_to_python(const Group& g) {
     PyObject* t = PyTuple_New(2);
@@ -502,6 +416,7 @@ PyMethodDef EVALUATE_DEF = {
 // ---------------------------------------------------------------- the module functions
 
 void bind_scoring(py::module_& m) {
+    bind_rules(m);  // rules_id, rule_fields, rules_key (bind_rules.cpp)
     {
         PyObject* f = PyCFunction_NewEx(&EVALUATE_DEF, nullptr, m.attr("__name__").ptr());
         if (f == nullptr) throw py::error_already_set();
@@ -609,11 +524,6 @@ void bind_scoring(py::module_& m) {
         "_group_id",
         [](int a, int b, int c) { return group_id({a, b, c}); },
         "actions.GROUP_ID.get((a, b, c), -1) in the core (for tests).");
-
-    m.def(
-        "rules_id",
-        [](py::handle rules) { return rules_ref_from_python(rules).id; }, py::arg("rules"),
-        "The core's id of a rule set (equal Rules share one).");
 
     m.def(
         "clear_caches",

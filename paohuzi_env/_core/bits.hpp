@@ -5,8 +5,9 @@
 #include <cstdint>
 
 #include "common.hpp"
+#include "portable.hpp"
 
-#if defined(__SSE2__)
+#if PHZ_HAVE_SSE2
 #include <emmintrin.h>
 #endif
 
@@ -20,7 +21,7 @@ struct LooseBits {
 
 inline LooseBits loose_bits(const Counts& hand) {
     LooseBits b;
-#if defined(__SSE2__)
+#if PHZ_HAVE_SSE2
     static_assert(sizeof(hand[0]) == 4 && NUM_KINDS == 20, "five SSE2 loads of four ints");
     const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi32(1), two = _mm_set1_epi32(2),
                   three = _mm_set1_epi32(3);

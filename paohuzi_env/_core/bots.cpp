@@ -9,6 +9,8 @@
 #pragma clang fp contract(off)
 #elif defined(__GNUC__)
 #pragma GCC optimize("fp-contract=off")
+#elif defined(_MSC_VER)
+#pragma fp_contract(off)
 #endif
 
 #include <stdexcept>  // before rules.hpp, which uses std::out_of_range without it
@@ -30,6 +32,7 @@
 #include "chi.hpp"
 #include "flat.hpp"
 #include "common.hpp"
+#include "portable.hpp"
 #include "scoring.hpp"
 
 namespace phz {
@@ -156,7 +159,7 @@ private:
             // first use, or a large table the last decision hardly used: back to the small one
             slots_.assign(MIN_SLOTS, Slot{0, 0.0});
             mask_ = MIN_SLOTS - 1;
-            shift_ = 64 - __builtin_ctzll(MIN_SLOTS);
+            shift_ = 64 - ctz64(MIN_SLOTS);
         } else {
             for (uint32_t i : used_) slots_[i].a = 0;  // a decision's few hundred entries
         }
@@ -168,7 +171,7 @@ private:
         old.swap(slots_);
         slots_.assign(old.size() * 2, Slot{0, 0.0});
         mask_ = slots_.size() - 1;
-        shift_ = 64 - __builtin_ctzll(slots_.size());
+        shift_ = 64 - ctz64(slots_.size());
         size_ = 0;
         used_.clear();
         for (const Slot& s : old)
@@ -230,7 +233,7 @@ struct Structure {
 
     // A memo miss: every way of placing the lowest kind, then the memo.
     double search(uint64_t packed) {
-        const int i = __builtin_ctzll(packed) / BITS;
+        const int i = ctz64(packed) / BITS;
         const int c = get(packed, i);
         const uint64_t u = unit(i);
         const int p = i % 10;
@@ -295,17 +298,8 @@ struct Structure {
 // A rule set's fingerprint: every field (the memo of _win_scores is keyed on `rules` itself).
 int rules_index(const Rules& r, Memos& m) {
     // bind_common's rules_ref_from_python gives equal rule sets one id (1, 2, ...); a Rules
-    // built elsewhere (id 0) is known by all its fields
-    std::string s = r.id != 0 ? "#" + std::to_string(r.id) : r.name + '\x1f';
-    if (r.id == 0) {
-        const int ints[] = {int(r.scoring), r.fan_level, int(r.fan_multiply), r.min_huxi,
-                            r.pinghu_min_huxi, int(r.zimo_15), int(r.zimo_tun),
-                            int(r.tianhu_is_zimo), int(r.win_on_own_ti_wei), int(r.hu_on_discard),
-                            int(r.chi_on_discard), int(r.chou_rule_chi), int(r.chou_blocks_peng),
-                            int(r.chou_when_chi_blocked), int(r.dealer_rule_classic), r.wang};
-        for (int x : ints) s += std::to_string(x) + ',';
-        for (const auto& f : r.fans) s += f.first + '=' + std::to_string(f.second) + ';';
-    }
+    // built elsewhere (id 0) is known by all its fields (rules.hpp rules_key)
+    std::string s = r.id != 0 ? "#" + std::to_string(r.id) : rules_key(r);
     for (size_t n = 0; n < m.rules_keys.size(); ++n)
         if (m.rules_keys[n] == s) return int(n);
     if (m.rules_keys.size() >= 1024) {  // many rule sets: start again (the keys index wins)

@@ -443,7 +443,7 @@ bool Game::pose_discard_if_owed(int seat) {
     std::vector<int>& legal = legal_;  // posed in place (its storage reused)
     legal.clear();
     for (uint32_t m = loose_bits(h).P; m != 0; m &= m - 1)  // the kinds held once or twice
-        legal.push_back(__builtin_ctz(m));
+        legal.push_back(ctz32(m));
     if (legal.empty())
         for (int k = 0; k < NUM_KINDS; ++k)
             if (h[k]) legal.push_back(k);

@@ -4,17 +4,16 @@
 namespace py = pybind11;
 
 namespace phz {
-// Parts not yet built are weak (absent) while the core is assembled.
-__attribute__((weak)) void bind_scoring(py::module_& m);
-__attribute__((weak)) void bind_engine(py::module_& m);
-__attribute__((weak)) void bind_bots(py::module_& m);
-__attribute__((weak)) void bind_search(py::module_& m);
+void bind_scoring(py::module_& m);
+void bind_engine(py::module_& m);
+void bind_bots(py::module_& m);
+void bind_search(py::module_& m);
 }  // namespace phz
 
 PYBIND11_MODULE(_fast, m) {
     m.doc() = "paohuzi-env compiled core (see paohuzi_env.fast for the Python API)";
-    if (phz::bind_scoring) phz::bind_scoring(m);
-    if (phz::bind_engine) phz::bind_engine(m);
-    if (phz::bind_bots) phz::bind_bots(m);
-    if (phz::bind_search) phz::bind_search(m);
+    phz::bind_scoring(m);
+    phz::bind_engine(m);
+    phz::bind_bots(m);
+    phz::bind_search(m);
 }

@@ -54,8 +54,7 @@ void seed_sequence_state(uint64_t seed, uint32_t out[8]) {
     }
 }
 
-constexpr unsigned __int128 PCG_MULT =
-    (unsigned __int128)(0x2360ED051FC65DA4ull) << 64 | 0x4385DF649FCCF645ull;
+constexpr U128 PCG_MULT = {0x2360ED051FC65DA4ull, 0x4385DF649FCCF645ull};  // {hi, lo}
 
 }  // namespace
 
@@ -64,19 +63,18 @@ NumpyPcg64::NumpyPcg64(uint64_t seed) {
     seed_sequence_state(seed, w);
     const uint64_t v0 = uint64_t(w[0]) | uint64_t(w[1]) << 32, v1 = uint64_t(w[2]) | uint64_t(w[3]) << 32;
     const uint64_t v2 = uint64_t(w[4]) | uint64_t(w[5]) << 32, v3 = uint64_t(w[6]) | uint64_t(w[7]) << 32;
-    const unsigned __int128 initstate = (unsigned __int128)v0 << 64 | v1;  // PCG_128BIT_CONSTANT(hi, lo)
-    const unsigned __int128 initseq = (unsigned __int128)v2 << 64 | v3;
-    // pcg_setseq_128_srandom_r
-    state_ = 0;
-    inc_ = (initseq << 1) | 1;
-    state_ = state_ * PCG_MULT + inc_;
-    state_ += initstate;
-    state_ = state_ * PCG_MULT + inc_;
+    const U128 initstate = {v0, v1};  // PCG_128BIT_CONSTANT(hi, lo)
+    // pcg_setseq_128_srandom_r: inc = (initseq << 1) | 1 with initseq = {v2, v3}
+    state_ = U128{};
+    inc_ = U128{(v2 << 1) | (v3 >> 63), (v3 << 1) | 1};
+    state_ = add(mul(state_, PCG_MULT), inc_);
+    state_ = add(state_, initstate);
+    state_ = add(mul(state_, PCG_MULT), inc_);
 }
 
 uint64_t NumpyPcg64::next64() {
-    state_ = state_ * PCG_MULT + inc_;  // step, then output the new state (XSL-RR)
-    const uint64_t hi = uint64_t(state_ >> 64), lo = uint64_t(state_);
+    state_ = add(mul(state_, PCG_MULT), inc_);  // step, then output the new state (XSL-RR)
+    const uint64_t hi = state_.hi, lo = state_.lo;
     const unsigned rot = unsigned(hi >> 58);
     const uint64_t x = hi ^ lo;
     return (x >> rot) | (x << ((64 - rot) & 63));

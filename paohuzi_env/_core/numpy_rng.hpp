@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "portable.hpp"
+
 namespace phz {
 
 class NumpyPcg64 {
@@ -30,7 +32,7 @@ public:
     uint64_t interval(uint64_t max);     // random_interval: uniform in [0, max]
 
 private:
-    unsigned __int128 state_ = 0, inc_ = 0;
+    U128 state_, inc_;  // 128-bit PCG state and increment (portable.hpp)
     bool has32_ = false;
     uint32_t buf32_ = 0;
 };

@@ -43,7 +43,7 @@ uint64_t pack_counts(const Counts& c) {
 }
 
 inline int lowest_kind(uint64_t packed) {  // (low.bit_length() - 1) // _BITS
-    return __builtin_ctzll(packed) / BITS;
+    return ctz64(packed) / BITS;
 }
 
 inline int floordiv(int a, int b) {  // Python's //
@@ -734,7 +734,7 @@ bool no_win_bits(const LooseBits& b, int c) {
     joined |= (b.ONE & other2) | (b.TWO & other);  // 绞 (k, j, j) / (k, k, j)
     uint32_t alone = (b.ONE | b.TWO) & ~joined;
     if (c >= 0) alone &= ~(1u << c);
-    return (alone & b.ONE) != 0 || __builtin_popcount(alone & b.TWO) >= 2;
+    return (alone & b.ONE) != 0 || popcount32(alone & b.TWO) >= 2;
 }
 
 bool surely_no_win(const Counts& hand, int c) {
@@ -1079,24 +1079,13 @@ void roll_if_full() {
 }
 
 // A memo id for a Rules whose `id` is 0 (built in C++, not by the binding): equal rule sets
-// (every field) share one, above the binding's ids.
+// (every field: rules.hpp same_rules) share one, above the binding's ids.
 uint32_t content_id(const Rules& r) {
     static std::mutex content_mu;
     static std::vector<Rules> seen;
     std::lock_guard<std::mutex> lock(content_mu);
-    auto same = [](const Rules& a, const Rules& b) {
-        return a.name == b.name && a.scoring == b.scoring && a.fans == b.fans &&
-               a.fan_level == b.fan_level && a.fan_multiply == b.fan_multiply &&
-               a.min_huxi == b.min_huxi && a.pinghu_min_huxi == b.pinghu_min_huxi &&
-               a.zimo_15 == b.zimo_15 && a.zimo_tun == b.zimo_tun &&
-               a.tianhu_is_zimo == b.tianhu_is_zimo && a.win_on_own_ti_wei == b.win_on_own_ti_wei &&
-               a.hu_on_discard == b.hu_on_discard && a.chi_on_discard == b.chi_on_discard &&
-               a.chou_rule_chi == b.chou_rule_chi && a.chou_blocks_peng == b.chou_blocks_peng &&
-               a.chou_when_chi_blocked == b.chou_when_chi_blocked &&
-               a.dealer_rule_classic == b.dealer_rule_classic && a.wang == b.wang;
-    };
     for (size_t j = 0; j < seen.size(); ++j)
-        if (same(seen[j], r)) return 0x80000000u + uint32_t(j);
+        if (same_rules(seen[j], r)) return 0x80000000u + uint32_t(j);
     seen.push_back(r);
     return 0x80000000u + uint32_t(seen.size() - 1);
 }

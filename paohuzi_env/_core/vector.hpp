@@ -21,12 +21,13 @@
 #include "bots.hpp"
 #include "engine.hpp"
 #include "observation.hpp"
+#include "portable.hpp"
 
 namespace phz {
 
 // The bots may not be linked into the extension yet: weak references, tested by bots_linked().
-int greedy_action(const View& v, const Rules& rules) __attribute__((weak));
-int expert_action(const View& v, const Rules& rules) __attribute__((weak));
+PHZ_WEAK int greedy_action(const View& v, const Rules& rules);
+PHZ_WEAK int expert_action(const View& v, const Rules& rules);
 inline bool bots_linked() { return &greedy_action != nullptr && &expert_action != nullptr; }
 
 // splitmix64 (Steele, Lea, Flood 2014): the core's only generator, keyed by up to three numbers.
