@@ -3,7 +3,7 @@
 * ``hu``: µs per ``evaluate_win`` call over a fixed seeded sample of random holdings
   (:mod:`paohuzi_env.testing`), half of them winning, with caches cleared before every call
   (cold) and on a repeat pass (warm); then the same for ``yongzhou`` holdings with one or two
-  王 (RULES.md section 10).
+  王 (docs/rules.md section 10).
 * ``engine``: random-legal hands for a fixed time; hands/s and decisions/s.
 * ``env``: random masked play through the AEC API with observations (the default backend);
   steps/s.

@@ -1,4 +1,4 @@
-"""Scripted deals for engine tests (RULES.md R-DEAL-1).
+"""Scripted deals for engine tests (docs/rules.md R-DEAL-1).
 
 ``build_deck`` turns three hands and the first wall cards, written in card notation
 (R-CARD-3: ``"一二三 s4 b5"``) or as kind lists, into the 80-card deck ``Game`` takes::

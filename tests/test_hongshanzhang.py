@@ -1,4 +1,4 @@
-"""The `hongshanzhang` preset (RULES.md section 9; seed 002's 怀化 table "在红山掌的基础上翻").
+"""The `hongshanzhang` preset (docs/rules.md section 9; seed 002's 怀化 table "在红山掌的基础上翻").
 
 As `huaihua` (min 15 huxi, 平胡 18, `zimo_15`, 自摸 +1 tun, dealer rule) with its own fans:
 红胡 2 (10 <= red <= 12), 十三红 4 (red >= 13, replaces 红胡), 一点朱 3 (red = 1), 黑胡 5

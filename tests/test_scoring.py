@@ -1,6 +1,6 @@
-"""The hand evaluator: win detection, huxi, tun, 名堂 and score (RULES.md sections 8 and 9).
+"""The hand evaluator: win detection, huxi, tun, 名堂 and score (docs/rules.md sections 8 and 9).
 
-Every expected number below was computed by hand from RULES.md; the arithmetic is in the
+Every expected number below was computed by hand from docs/rules.md; the arithmetic is in the
 comments. Notation: ``s1..s10`` = 一..十, ``b1..b10`` = 壹..拾; red = points 2, 7, 10 (R-CARD-2).
 
 Huxi table (section 3): 碰 1/3, 坎 偎 臭偎 3/6, 跑 6/9, 提 9/12 (small/big); 句 一二三 二七十 3,
@@ -119,7 +119,7 @@ def test_fixtures_are_legal_holdings(key):
 
 
 def test_worked_example_huaihua_28():
-    # RULES.md section 8: `huaihua`, 21 huxi, 自摸, 乌胡, 海底 -> (3+1) x (5+2) = 28.
+    # docs/rules.md section 8: `huaihua`, 21 huxi, 自摸, 乌胡, 海底 -> (3+1) x (5+2) = 28.
     # R0 (21 huxi, no red card, see the fixture) with the winning card s5 drawn by the winner
     # from the last wall card (R-WIN-4, R-WIN-5): s5 is revealed and used loose in s4 s5 s6.
     # tun = 1 + (21-15)//3 = 3, +1 自摸 = 4; fans 乌胡 5 + 海底胡 2 = 7; 4 x 7 = 28.
@@ -147,7 +147,7 @@ def test_worked_example_seed_002_multiply_160():
 
 
 def test_seed_001_own_example_with_haidi_3():
-    # Seed 001: "21胡息自摸黑胡海底胡；分数=(3囤+1自摸)*(乌胡5+海底胡3)=32分". RULES.md keeps
+    # Seed 001: "21胡息自摸黑胡海底胡；分数=(3囤+1自摸)*(乌胡5+海底胡3)=32分". docs/rules.md keeps
     # 海底胡 2 (the table wins), but the seed's value is one override away: (3+1) x (5+3) = 32.
     rules = get_rules("huaihua", fans={"海底胡": 3})
     check(ev(R0, rules, self_drawn=True, haidi=True), 21, 4, 8, 32, ("乌胡", "海底胡", "自摸"))

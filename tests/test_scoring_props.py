@@ -7,7 +7,7 @@ kind into the hand, since three of a kind in a hand are a 坎 that may not be sp
 (R-GROUP-1). The winning card is taken from a loose hand group (or is the self-drawn card that
 turns a 坎 into a 偎 / a hand 提 minus one back into a 提), or there is none (a dealer's full hand).
 
-The huxi oracle below is written from the table of RULES.md section 3, independently of
+The huxi oracle below is written from the table of docs/rules.md section 3, independently of
 ``paohuzi_env.groups``.
 """
 

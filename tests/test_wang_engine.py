@@ -1,4 +1,4 @@
-"""The 王 through the engine and the environment (`yongzhou`, RULES.md section 10, R-WANG-1..8).
+"""The 王 through the engine and the environment (`yongzhou`, docs/rules.md section 10, R-WANG-1..8).
 
 The evaluator's side (R-WANG-4/6/7) is tests/test_wang_scoring.py; here: the 82-card deal, a
 dealt 王 hidden, a drawn 王 shown and kept (then HU or the counts rule), the 亮张 王, 王 never
@@ -148,7 +148,7 @@ def test_wang_3_liang_wang_is_the_dealers_shown_card():
 
 def test_wang_8_payments_worked_examples():
     # R-WANG-8: each 王 in a hand at 荒庄 costs its holder 5 to every seat holding none.
-    # RULES.md: one 王 in seat 1's hand -> seat 1 −10, the other two +5 each; one in seat 1's
+    # docs/rules.md: one 王 in seat 1's hand -> seat 1 −10, the other two +5 each; one in seat 1's
     # and one in seat 2's -> seat 0 +10, seats 1 and 2 −5. Both 王 in seat 0's: −20, +10, +10.
     assert wang_payments([0, 1, 0]) == (5, -10, 5)
     assert wang_payments([0, 1, 1]) == (10, -5, -5)

@@ -1,4 +1,4 @@
-"""王 (jokers) in the hand evaluator: the `yongzhou` scoring family (RULES.md section 10).
+"""王 (jokers) in the hand evaluator: the `yongzhou` scoring family (docs/rules.md section 10).
 
 R-WANG-4: each 王 in the hand stands for any kind (a fifth copy included), chosen for the best
 score; a group a 王 completes scores as the group it stands for (王 + 二二 = 坎 of 二, 3 huxi);
@@ -8,7 +8,7 @@ R-WANG-5: with a 王 only a 自摸 wins. R-WANG-6: 单王吊 (one 王 + the winn
 kind; the 王吊 group scores 0 huxi and the rest needs >= 15. R-WANG-7: score = tun x colour x way,
 tun = 1 + (huxi - 15) // 3; colour 红胡 2 (red >= 10), 点朱胡 3 (red = 1), 黑胡 4 (red = 0), else
 1, each 王 counted as its kind; way 双王吊 8, else 单王吊 4, else 自摸 2, else 1. D-17..D-19 of
-docs/RULES-DECISIONS.md decide what RULES.md leaves open.
+docs/RULES-DECISIONS.md decide what docs/rules.md leaves open.
 
 Every expected number is computed by hand in the comments. Notation: s1..s10 = 一..十, b1..b10 =
 壹..拾, w = 王; red = points 2, 7, 10 (R-CARD-2). Huxi (section 3): 碰 1/3, 坎 偎 3/6, 跑 6/9,
@@ -16,7 +16,7 @@ Every expected number is computed by hand in the comments. Notation: s1..s10 = �
 门子 (R-WIN-1): 21 cards in all without a 跑/提, 20 + (number of 跑/提) with them (win card and
 王 included).
 
-The property tests compare the evaluator with a brute force written here from RULES.md alone:
+The property tests compare the evaluator with a brute force written here from docs/rules.md alone:
 every substitution of each 王 by each of the 20 kinds, each substituted holding decomposed by a
 plain exhaustive search (only three real cards of a kind are locked), plus the 王吊 readings.
 """
@@ -57,7 +57,7 @@ def check(w: Win | None, huxi: int, tun: int, fan: int, score: int, names: tuple
 
 
 def test_worked_example_24_huxi_zimo_10_red():
-    # RULES.md section 10: 24 huxi, 自摸 with no 王, 10 red -> tun 4, score 4 x 2 x 2 = 16.
+    # docs/rules.md section 10: 24 huxi, 自摸 with no 王, 10 red -> tun 4, score 4 x 2 x 2 = 16.
     #   坎 贰 (6, red 3), 坎 柒 (6, red 3), 坎 四 (3), 坎 五 (3)          18
     #   二七十 (3, red 3), 一二三 (3, red 1: 二)                          6
     #   肆伍陆 (0; the drawn winning card is 伍)                          0
@@ -68,7 +68,7 @@ def test_worked_example_24_huxi_zimo_10_red():
 
 
 def test_worked_example_18_huxi_single_wang_diao_no_red():
-    # RULES.md section 10: 18 huxi 单王吊, no red -> 2 x 4 x 4 = 32.
+    # docs/rules.md section 10: 18 huxi 单王吊, no red -> 2 x 4 x 4 = 32.
     #   table 提 壹 (12); hand 坎 三 (3), 坎 四 (3)                       18
     #   叁肆伍, 八八捌 (绞), 九玖玖 (绞): 0 each                           0
     #   王 + the drawn 五 as the 将 (单王吊, 0 huxi; the 王 is a 五, black)

@@ -25,16 +25,16 @@ using RngTuple = std::tuple<uint64_t, uint64_t, uint64_t, uint64_t, int, uint64_
 // (state_hi, state_lo, inc_hi, inc_lo, has_uint32, uinteger) of numpy's PCG64 state dict.
 Pcg64 rng_from(const RngTuple& t) {
     Pcg64 r;
-    r.state = (unsigned __int128)std::get<0>(t) << 64 | std::get<1>(t);
-    r.inc = (unsigned __int128)std::get<2>(t) << 64 | std::get<3>(t);
+    r.state = U128{std::get<0>(t), std::get<1>(t)};
+    r.inc = U128{std::get<2>(t), std::get<3>(t)};
     r.has32 = std::get<4>(t) != 0;
     r.buf32 = uint32_t(std::get<5>(t));
     return r;
 }
 
 RngTuple rng_to(const Pcg64& r) {
-    return RngTuple(uint64_t(r.state >> 64), uint64_t(r.state), uint64_t(r.inc >> 64),
-                    uint64_t(r.inc), r.has32 ? 1 : 0, uint64_t(r.buf32));
+    return RngTuple(r.state.hi, r.state.lo, r.inc.hi, r.inc.lo, r.has32 ? 1 : 0,
+                    uint64_t(r.buf32));
 }
 
 SearchOptions options(int samples, int playouts, const std::string& rollout, double z,
@@ -89,6 +89,7 @@ py::dict result_dict(const SearchResult& r) {
     d["legal"] = r.legal;
     d["means"] = r.means;
     d["played"] = r.played;
+    d["ses"] = r.ses;
     return d;
 }
 
@@ -120,7 +121,7 @@ void bind_search(py::module_& m) {
         py::arg("prune") = 0, py::arg("prune_z") = 1.0, py::arg("threads") = 1,
         py::arg("prune_bar") = false,
         "The search's action for `seat` in `game` (a dict: choice, worlds, attempts, playouts, "
-        "legal, means, played, rng_state).");
+        "legal, means, ses, played, rng_state).");
 
     m.def(
         "search_worlds",
@@ -149,7 +150,7 @@ void bind_search(py::module_& m) {
     m.def(
         "search_rng_state",
         [](uint64_t seed, uint64_t deal, uint64_t decisions) {
-            return rng_to(Pcg64::keyed(seed, deal, decisions));
+            return rng_to(keyed_pcg64(seed, deal, decisions));
         },
         py::arg("seed"), py::arg("deal"), py::arg("decisions"),
         "The generator state search_actions uses for a hand: keyed by (seed, the hand's deal "
@@ -191,7 +192,7 @@ void bind_search(py::module_& m) {
                         const int i = todo[k];
                         try {
                             const Game& g = vg.hand(i);
-                            Pcg64 rng = Pcg64::keyed(seed, vg.deal_index(i), g.actions().size());
+                            Pcg64 rng = keyed_pcg64(seed, vg.deal_index(i), g.actions().size());
                             dst[i] = search_action(g, g.current_player(), o, rng).choice;
                         } catch (...) {
                             std::lock_guard<std::mutex> l(err_mu);

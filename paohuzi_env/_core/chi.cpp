@@ -1,4 +1,4 @@
-// 吃/比 legality: a port of paohuzi_env/chi.py (RULES.md section 6: R-CHI-1..4, R-CHOU-4;
+// 吃/比 legality: a port of paohuzi_env/chi.py (docs/rules.md section 6: R-CHI-1..4, R-CHOU-4;
 // R-GROUP-1, R-GROUP-3). Every function names the Python one it ports.
 //
 // No memo: chi.py memoises bi_completable with an lru_cache, but here its recursion is cheaper

@@ -1,5 +1,5 @@
 // Shared tables of the compiled core: ports of paohuzi_env/groups.py (CHI_GROUPS, group_huxi,
-// the group type names) and paohuzi_env/actions.py (GROUPS_WITH, GROUP_ID). RULES.md section 3
+// the group type names) and paohuzi_env/actions.py (GROUPS_WITH, GROUP_ID). docs/rules.md section 3
 // (R-GROUP-*) and the action catalogue.
 #include "common.hpp"
 
@@ -102,7 +102,7 @@ static int sequence_huxi(const std::vector<int>& cards) {
     return 0;
 }
 
-// groups.group_huxi: the table of RULES.md section 3 (R-GROUP-*), (small, big).
+// groups.group_huxi: the table of docs/rules.md section 3 (R-GROUP-*), (small, big).
 int group_huxi(GroupType t, const std::vector<int>& cards) {
     switch (t) {
         case G_CHI: case G_JU: case G_JIAO: return sequence_huxi(cards);

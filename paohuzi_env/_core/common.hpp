@@ -2,7 +2,7 @@
 //
 // The Python package is the readable reference (paohuzi_env/*.py); every function here is a port
 // of a named Python function and must agree with it decision by decision (tests/test_fast_*.py).
-// Rule ids (R-...) are those of RULES.md.
+// Rule ids (R-...) are those of docs/rules.md.
 #pragma once
 
 #include <array>

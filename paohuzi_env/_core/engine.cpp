@@ -1,5 +1,5 @@
 // The game engine: a port of paohuzi_env/engine.py (class Game), function by function; each
-// method names the Python one it ports and the rules (RULES.md) it implements.
+// method names the Python one it ports and the rules (docs/rules.md) it implements.
 #include "engine.hpp"
 
 #include "bits.hpp"

@@ -1,4 +1,4 @@
-// The game engine: a port of paohuzi_env.engine.Game (RULES.md sections 2, 4-8, 10).
+// The game engine: a port of paohuzi_env.engine.Game (docs/rules.md sections 2, 4-8, 10).
 //
 // One hand of 跑胡子 from the deal to a win or 荒庄. The engine runs every forced move (提, 偎, 跑,
 // the forced 天胡, skipped discards) itself and stops only at decisions (view.hpp's Decision:

@@ -65,35 +65,38 @@ NumpyPcg64::NumpyPcg64(uint64_t seed) {
     const uint64_t v2 = uint64_t(w[4]) | uint64_t(w[5]) << 32, v3 = uint64_t(w[6]) | uint64_t(w[7]) << 32;
     const U128 initstate = {v0, v1};  // PCG_128BIT_CONSTANT(hi, lo)
     // pcg_setseq_128_srandom_r: inc = (initseq << 1) | 1 with initseq = {v2, v3}
-    state_ = U128{};
-    inc_ = U128{(v2 << 1) | (v3 >> 63), (v3 << 1) | 1};
-    state_ = add(mul(state_, PCG_MULT), inc_);
-    state_ = add(state_, initstate);
-    state_ = add(mul(state_, PCG_MULT), inc_);
+    state = U128{};
+    inc = U128{(v2 << 1) | (v3 >> 63), (v3 << 1) | 1};
+    state = add(mul(state, PCG_MULT), inc);
+    state = add(state, initstate);
+    state = add(mul(state, PCG_MULT), inc);
 }
 
 uint64_t NumpyPcg64::next64() {
-    state_ = add(mul(state_, PCG_MULT), inc_);  // step, then output the new state (XSL-RR)
-    const uint64_t hi = state_.hi, lo = state_.lo;
+    state = add(mul(state, PCG_MULT), inc);  // step, then output the new state (XSL-RR)
+    const uint64_t hi = state.hi, lo = state.lo;
     const unsigned rot = unsigned(hi >> 58);
     const uint64_t x = hi ^ lo;
     return (x >> rot) | (x << ((64 - rot) & 63));
 }
 
 uint32_t NumpyPcg64::next32() {
-    if (has32_) {
-        has32_ = false;
-        return buf32_;
+    if (has32) {
+        has32 = false;
+        return buf32;
     }
     const uint64_t n = next64();
-    has32_ = true;
-    buf32_ = uint32_t(n >> 32);
+    has32 = true;
+    buf32 = uint32_t(n >> 32);
     return uint32_t(n);
 }
+
+double NumpyPcg64::random() { return double(next64() >> 11) * (1.0 / 9007199254740992.0); }
 
 uint64_t NumpyPcg64::integers(uint64_t n) {
     const uint32_t rng = uint32_t(n - 1);  // numpy's inclusive range
     if (rng == 0) return 0;
+    if (rng == 0xFFFFFFFFu) return next32();
     const uint32_t excl = rng + 1;
     uint64_t m = uint64_t(next32()) * excl;
     uint32_t leftover = uint32_t(m);

@@ -23,18 +23,21 @@
 
 namespace phz {
 
-class NumpyPcg64 {
-public:
+// numpy.random.PCG64 with its buffered 32-bit draws. Seeded from an int (numpy_deal) or loaded
+// from an explicit state (the search takes `Generator.bit_generator.state` in and hands the
+// advanced state back: bind_search.cpp).
+struct NumpyPcg64 {
+    NumpyPcg64() = default;               // the zero state; set the fields below to load one
     explicit NumpyPcg64(uint64_t seed);  // numpy.random.default_rng(seed) for 0 <= seed < 2**64
     uint64_t next64();
     uint32_t next32();
-    uint64_t integers(uint64_t n);       // Generator.integers(n) for 1 <= n <= 2**32 - 1
+    double random();                     // Generator.random(): a 53-bit double in [0, 1)
+    uint64_t integers(uint64_t n);       // Generator.integers(n) for 1 <= n <= 2**32
     uint64_t interval(uint64_t max);     // random_interval: uniform in [0, max]
 
-private:
-    U128 state_, inc_;  // 128-bit PCG state and increment (portable.hpp)
-    bool has32_ = false;
-    uint32_t buf32_ = 0;
+    U128 state, inc;  // 128-bit PCG state and increment (portable.hpp)
+    bool has32 = false;
+    uint32_t buf32 = 0;
 };
 
 // The (dealer, deck) engine.draw_deal draws from default_rng(seed): `dealer` < 0 draws it,

@@ -1,4 +1,4 @@
-// Ports of paohuzi_env/observation.py (encode: paohuzi-obs-v1, and v2 with 王 — RULES.md section
+// Ports of paohuzi_env/observation.py (encode: paohuzi-obs-v1, and v2 with 王 — docs/rules.md section
 // 10) and paohuzi_env/state.py (state_extra, encode_state). Layouts: the Python module docstrings.
 #include "observation.hpp"
 

@@ -1,4 +1,4 @@
-// The rule switches of paohuzi_env.rules.Rules (RULES.md sections 9-10), as a plain struct.
+// The rule switches of paohuzi_env.rules.Rules (docs/rules.md sections 9-10), as a plain struct.
 //
 // PHZ_RULE_FIELDS is the one list of the rule fields: the struct's members, the binding's
 // conversion from Python (bind_scoring.cpp, convert_rules), equality (memo ids) and the

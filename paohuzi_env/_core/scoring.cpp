@@ -1,5 +1,5 @@
 // The hand evaluator: a port of paohuzi_env/scoring.py `evaluate_counts` and everything it calls
-// (R-WIN-1..5, R-SCORE-*, R-START-1, R-WANG-4..7; RULES.md sections 4, 8, 9, 10).
+// (R-WIN-1..5, R-SCORE-*, R-START-1, R-WANG-4..7; docs/rules.md sections 4, 8, 9, 10).
 //
 // Literal port: each function below names the Python function it ports, and the search order
 // (which decides which of two equally good decompositions is returned) is the Python order.
@@ -376,7 +376,7 @@ int tun_of(int huxi, const Rules& rules) {
 }
 
 // scoring._score: (tun, fan, score, names) of one reading, or false if it is no legal win.
-// The 名堂 of the rules' family (RULES.md section 9, R-SCORE-2; yongzhou R-WANG-7), the 平胡
+// The 名堂 of the rules' family (docs/rules.md section 9, R-SCORE-2; yongzhou R-WANG-7), the 平胡
 // minimum (R-WIN-3), the 自摸 tun (R-WIN-4); `forced` (R-START-1) wins whatever its huxi.
 bool score(const Rules& rules, int huxi, bool pp, int red, int big, int small, bool self_drawn,
            bool haidi, bool tianhu, bool dihu, bool shuahou, bool forced, int wang_diao,
@@ -894,7 +894,7 @@ std::unique_ptr<Win> evaluate_plain(const Counts& hand, const std::vector<Group>
     return w;
 }
 
-// scoring._evaluate_wang: evaluate_counts for a hand with `wang` 王 (RULES.md section 10).
+// scoring._evaluate_wang: evaluate_counts for a hand with `wang` 王 (docs/rules.md section 10).
 std::unique_ptr<Win> evaluate_wang(const Counts& hand, const std::vector<Group>& melds, int c,
                                    const Rules& rules, const EvalArgs& a) {
     const int wang = a.wang;

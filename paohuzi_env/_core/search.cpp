@@ -13,11 +13,9 @@
 
 namespace phz {
 
-// ---------------------------------------------------------------------------- numpy's PCG64
+// ---------------------------------------------------------------------------- generators
 
 namespace {
-constexpr unsigned __int128 PCG_MULT =
-    (unsigned __int128)(0x2360ED051FC65DA4ull) << 64 | 0x4385DF649FCCF645ull;
 constexpr int NT = NUM_KINDS + 1;  // the 20 kinds and the 王
 using TCounts = std::array<int, NT>;
 
@@ -29,65 +27,7 @@ uint64_t splitmix(uint64_t* s) {
 }
 }  // namespace
 
-uint64_t Pcg64::next64() {
-    state = state * PCG_MULT + inc;  // step, then output the new state (XSL-RR)
-    const uint64_t hi = uint64_t(state >> 64), lo = uint64_t(state);
-    const unsigned rot = unsigned(hi >> 58);
-    const uint64_t x = hi ^ lo;
-    return (x >> rot) | (x << ((64 - rot) & 63));
-}
-
-uint32_t Pcg64::next32() {
-    if (has32) {
-        has32 = false;
-        return buf32;
-    }
-    const uint64_t n = next64();
-    has32 = true;
-    buf32 = uint32_t(n >> 32);
-    return uint32_t(n);
-}
-
-double Pcg64::random() { return double(next64() >> 11) * (1.0 / 9007199254740992.0); }
-
-uint64_t Pcg64::integers(uint64_t n) {
-    const uint32_t rng = uint32_t(n - 1);  // numpy's inclusive range
-    if (rng == 0) return 0;
-    if (rng == 0xFFFFFFFFu) return next32();
-    const uint32_t excl = rng + 1;
-    uint64_t m = uint64_t(next32()) * excl;
-    uint32_t leftover = uint32_t(m);
-    if (leftover < excl) {
-        const uint32_t threshold = (UINT32_MAX - rng) % excl;
-        while (leftover < threshold) {
-            m = uint64_t(next32()) * excl;
-            leftover = uint32_t(m);
-        }
-    }
-    return m >> 32;
-}
-
-uint64_t Pcg64::interval(uint64_t max) {
-    if (max == 0) return 0;
-    uint64_t mask = max;
-    mask |= mask >> 1;
-    mask |= mask >> 2;
-    mask |= mask >> 4;
-    mask |= mask >> 8;
-    mask |= mask >> 16;
-    mask |= mask >> 32;
-    uint64_t v;
-    if (max <= 0xffffffffull) {
-        while ((v = (next32() & mask)) > max) {
-        }
-    } else {
-        while ((v = (next64() & mask)) > max) {
-        }
-    }
-    return v;
-}
-
-Pcg64 Pcg64::keyed(uint64_t seed, uint64_t a, uint64_t b) {
+Pcg64 keyed_pcg64(uint64_t seed, uint64_t a, uint64_t b) {
     uint64_t s = seed ^ 0x5EA4C4ull;
     splitmix(&s);
     s ^= a * 0x9E3779B97F4A7C15ull;
@@ -95,8 +35,8 @@ Pcg64 Pcg64::keyed(uint64_t seed, uint64_t a, uint64_t b) {
     s ^= b + 0x632BE59BD9B4E019ull;
     Pcg64 r;
     const uint64_t w0 = splitmix(&s), w1 = splitmix(&s), w2 = splitmix(&s), w3 = splitmix(&s);
-    r.state = (unsigned __int128)w0 << 64 | w1;
-    r.inc = ((unsigned __int128)w2 << 64 | w3) | 1;
+    r.state = U128{w0, w1};
+    r.inc = U128{w2, w3 | 1};
     return r;
 }
 
@@ -537,6 +477,7 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
         const double n = double(r.worlds);
         r.means.assign(na, 0.0);
         r.played.assign(na, 0);
+        r.ses.assign(na, NAN);
         std::vector<double> lcb(na, -INFINITY);
         for (size_t j = 0; j < na; ++j) {
             double sum = 0;
@@ -548,6 +489,15 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
                 }
             r.played[j] = cnt;
             r.means[j] = cnt ? sum / double(cnt) : NAN;
+            if (cnt >= 2) {  // the standard error of that mean (ddof=1), for labelled data
+                double sq = 0;
+                for (const auto& row : scores)
+                    if (row[j] != INT_MIN) {
+                        const double x = double(row[j]) - r.means[j];
+                        sq += x * x;
+                    }
+                r.ses[j] = std::sqrt(sq / double(cnt - 1)) / std::sqrt(double(cnt));
+            }
             if (cnt != r.worlds) continue;  // dropped: not a candidate
             // numpy: diff.mean(axis=0) - z * diff.std(axis=0, ddof=1) / sqrt(n), summed in
             // row order.

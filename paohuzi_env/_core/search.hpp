@@ -20,26 +20,16 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "numpy_rng.hpp"
 #include "vector.hpp"
 
 namespace phz {
 
-// numpy.random.PCG64 with its buffered 32-bit draws, from an explicit state (the Python side
-// passes `Generator.bit_generator.state` in and takes the advanced state back).
-struct Pcg64 {
-    unsigned __int128 state = 0, inc = 0;
-    bool has32 = false;
-    uint32_t buf32 = 0;
+using Pcg64 = NumpyPcg64;  // numpy_rng.hpp
 
-    uint64_t next64();
-    uint32_t next32();
-    double random();                  // Generator.random(): 53-bit double in [0, 1)
-    uint64_t integers(uint64_t n);    // Generator.integers(n), 1 <= n <= 2**32 (Lemire, 32-bit)
-    uint64_t interval(uint64_t max);  // random_interval (Generator.shuffle's draw)
-    // A generator keyed by (seed, a, b) through splitmix64 (not numpy's seeding): the batched
-    // search's per-hand generators.
-    static Pcg64 keyed(uint64_t seed, uint64_t a, uint64_t b);
-};
+// A generator keyed by (seed, a, b) through splitmix64 (not numpy's seeding): the batched
+// search's per-hand generators.
+Pcg64 keyed_pcg64(uint64_t seed, uint64_t a, uint64_t b);
 
 // What one seat knows at one decision (agents/search.py's _Knowledge).
 struct Knowledge {
@@ -101,6 +91,7 @@ struct SearchResult {
     std::vector<int> legal;
     std::vector<double> means;  // per legal action over the worlds it was played in (empty: none)
     std::vector<int> played;    // per legal action: worlds it was played in
+    std::vector<double> ses;    // per legal action: standard error of its mean (NaN: < 2 worlds)
 };
 
 // The search's action for `seat`, which must be the seat to act (std::invalid_argument else).

@@ -401,7 +401,8 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
 
     Returns:
         a dict: ``choice``, ``worlds``, ``attempts``, ``playouts``, ``legal``, ``means`` (per
-        legal action, empty with fewer than 2 worlds), ``played`` (worlds per action).
+        legal action, empty with fewer than 2 worlds), ``ses`` (the standard error of each mean,
+        NaN under 2 worlds), ``played`` (worlds per action).
 
     Raises:
         ValueError: a seat that is not the seat to act, a finished hand, or a bad option.
@@ -553,7 +554,8 @@ class SearchAgent(Agent):
                               prune_bar=self.prune_bar)
             choice = int(out["choice"])
             self.last = {"worlds": out["worlds"], "attempts": out["attempts"],
-                         "means": dict(zip(out["legal"], out["means"])), "choice": choice,
+                         "means": dict(zip(out["legal"], out["means"])),
+                         "ses": dict(zip(out["legal"], out.get("ses", []))), "choice": choice,
                          "playouts": out["playouts"]}
             return choice
         legal = list(game.legal_actions())
