@@ -673,6 +673,10 @@ def bench_search(seconds: float, seed: int, rules: str = "huaihua",
 
 
 def main(argv: list[str] | None = None) -> None:
+    if (sys.argv[1:] if argv is None else argv)[:1] == ["soak"]:  # its own flags: paohuzi_env.soak
+        from .soak import main as soak_main
+
+        raise SystemExit(soak_main((sys.argv[1:] if argv is None else argv)[1:]))
     p = argparse.ArgumentParser(prog="python -m paohuzi_env.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=["hu", "engine", "env", "core", "search"])

@@ -199,15 +199,18 @@ class _Client:
 
 
 def run_load(requests: int = 2000, clients: int = 8, max_tables: int = 16, seed: int = 0,
-             opponents: tuple[str, str] = ("random", "random"), rules: str = "huaihua") -> dict[str, Any]:
+             opponents: tuple[str, str] = ("random", "random"), rules: str = "huaihua",
+             points: int = 1) -> dict[str, Any]:
     """Run the mixed load against a fresh server; returns the figures.
 
     Keys: ``requests``, ``clients``, ``seconds``, ``rps``, ``p50_ms``, ``p99_ms``, ``status``
     (status code -> count), ``kinds`` (request kind -> {status: count}), ``rss_kib_warm`` and
-    ``rss_kib_end`` (server VmRSS after half the requests and at the end), ``tables_opened``.
+    ``rss_kib_end`` (server VmRSS after half the requests and at the end), ``rss_kib`` (VmRSS
+    after half and then after each of ``points`` equal parts of the rest), ``tables_opened``.
     """
-    if requests < 2 * clients or clients < 1:
-        raise ValueError(f"need clients >= 1 and requests >= 2 * clients, got {requests}, {clients}")
+    if clients < 1 or points < 1 or requests < 2 * clients * points:
+        raise ValueError(f"need clients >= 1, points >= 1 and requests >= 2 * clients * points, got "
+                         f"{requests}, {clients}, {points}")
     half = requests // 2
     lat: list[float] = []
     status: Counter[int] = Counter()
@@ -232,7 +235,9 @@ def run_load(requests: int = 2000, clients: int = 8, max_tables: int = 16, seed:
         cl = [_Client(srv.port, random.Random(seed * 1000 + k)) for k in range(clients)]
         rss = []
         t_start = time.perf_counter()
-        for part in (half, requests - half):
+        parts = [half] + [(requests - half) // points + (k < (requests - half) % points)
+                          for k in range(points)]
+        for part in parts:
             per = [part // clients + (1 if k < part % clients else 0) for k in range(clients)]
             threads = [threading.Thread(target=work, args=(k, per[k], cl)) for k in range(clients)]
             for t in threads:
@@ -253,7 +258,7 @@ def run_load(requests: int = 2000, clients: int = 8, max_tables: int = 16, seed:
         "p50_ms": 1000 * lat[len(lat) // 2], "p99_ms": 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))],
         "status": dict(sorted(status.items())),
         "kinds": {k: dict(sorted(v.items())) for k, v in sorted(kinds.items())},
-        "rss_kib_warm": rss[0], "rss_kib_end": rss[1], "tables_opened": opened,
+        "rss_kib_warm": rss[0], "rss_kib_end": rss[-1], "rss_kib": rss, "tables_opened": opened,
     }
 
 
@@ -265,8 +270,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--opponents", nargs=2, default=["random", "random"])
     p.add_argument("--rules", default="huaihua")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--points", type=int, default=1,
+                   help="RSS samples after the warm-up half (default 1: at the end)")
     a = p.parse_args(argv)
-    r = run_load(a.requests, a.clients, a.max_tables, a.seed, tuple(a.opponents), a.rules)
+    r = run_load(a.requests, a.clients, a.max_tables, a.seed, tuple(a.opponents), a.rules, a.points)
     print(json.dumps(r, indent=1))
     fives = sum(v for k, v in r["status"].items() if k >= 500)
     growth = r["rss_kib_end"] / r["rss_kib_warm"] - 1
