@@ -12,10 +12,11 @@ the record, and the Python replay of the compiled engine's record.
 The default suite plays a sample, 1,000 hands per preset and 200 per rule switch set, in two
 worker processes; ``-m slow`` plays the full 20,000 per preset and 4,000 per switch set (about
 10 minutes on 2 cores: the Python reference sets the pace) and 1,000,000 hands more.
-``PAOHUZI_FAST_HANDS`` scales the sample (``.ci/sanitize`` uses 0.4). Then: VectorGame (shapes and dtypes, masks equal to the legal sets, the
-observations and states of the Python engine, determinism across batch sizes, the reset of
-finished hands, rewards per mode, clones and playouts, errors on bad input), and the error
-semantics of ``fast.Game`` (IllegalActionError messages, malformed decks and actions).
+``PAOHUZI_FAST_HANDS`` scales the sample (``.ci/sanitize`` uses 0.4). Then: VectorGame (shapes
+and dtypes, masks equal to the legal sets, the observations and states of the Python engine,
+determinism across batch sizes, the reset of finished hands, rewards per mode, clones and
+playouts, errors on bad input), and the error semantics of ``fast.Game`` (IllegalActionError
+messages, malformed decks and actions).
 """
 
 from __future__ import annotations
