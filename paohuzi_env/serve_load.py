@@ -30,11 +30,16 @@ from typing import Any
 
 
 def _serve_fd(fd: int, opponents: tuple[str, str], rules: str, max_tables: int,
-              max_body: int) -> None:
+              max_body: int, memo_caps: tuple[int, int, int] | None = None) -> None:
     """The child: serve the app on an inherited listening socket until terminated."""
     import uvicorn
 
     from .serve import create_app
+
+    if memo_caps is not None:  # the compiled evaluator's memo caps (paohuzi_env.soak --memo-caps)
+        from . import _fast  # type: ignore[attr-defined]
+
+        _fast._set_memo_caps(*memo_caps)
 
     app = create_app(opponents, rules, max_tables=max_tables, max_body=max_body)
     config = uvicorn.Config(app, log_level="error", access_log=False, lifespan="off")
@@ -58,14 +63,15 @@ class Server:
     """``paohuzi serve``'s app in a child process on 127.0.0.1 (a context manager)."""
 
     def __init__(self, opponents: tuple[str, str] = ("random", "random"), rules: str = "huaihua",
-                 max_tables: int = 16, max_body: int = 4096) -> None:
+                 max_tables: int = 16, max_body: int = 4096,
+                 memo_caps: tuple[int, int, int] | None = None) -> None:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(128)
         self.port = self.sock.getsockname()[1]
         fd = self.sock.fileno()
         code = (f"from paohuzi_env.serve_load import _serve_fd; _serve_fd({fd}, {tuple(opponents)!r}, "
-                f"{rules!r}, {max_tables}, {max_body})")
+                f"{rules!r}, {max_tables}, {max_body}, {memo_caps!r})")
         env = dict(os.environ)
         here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = here + os.pathsep + env.get("PYTHONPATH", "")
@@ -200,7 +206,7 @@ class _Client:
 
 def run_load(requests: int = 2000, clients: int = 8, max_tables: int = 16, seed: int = 0,
              opponents: tuple[str, str] = ("random", "random"), rules: str = "huaihua",
-             points: int = 1) -> dict[str, Any]:
+             points: int = 1, memo_caps: tuple[int, int, int] | None = None) -> dict[str, Any]:
     """Run the mixed load against a fresh server; returns the figures.
 
     Keys: ``requests``, ``clients``, ``seconds``, ``rps``, ``p50_ms``, ``p99_ms``, ``status``
@@ -217,7 +223,7 @@ def run_load(requests: int = 2000, clients: int = 8, max_tables: int = 16, seed:
     kinds: dict[str, Counter[int]] = {}
     lock = threading.Lock()
     errors: list[BaseException] = []
-    with Server(opponents, rules, max_tables) as srv:
+    with Server(opponents, rules, max_tables, memo_caps=memo_caps) as srv:
         def work(k: int, n: int, state: list[_Client]) -> None:
             c = state[k]
             try:
@@ -272,8 +278,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--points", type=int, default=1,
                    help="RSS samples after the warm-up half (default 1: at the end)")
+    p.add_argument("--memo-caps", metavar="SOLVE,WILD,WIN", default=None,
+                   help="the server's compiled-evaluator memo caps (default: built in); small caps "
+                        "fill at once, so the RSS figures show the tables' own memory")
     a = p.parse_args(argv)
-    r = run_load(a.requests, a.clients, a.max_tables, a.seed, tuple(a.opponents), a.rules, a.points)
+    caps = None
+    if a.memo_caps is not None:
+        caps = tuple(int(x) for x in a.memo_caps.split(","))
+        if len(caps) != 3 or min(caps) < 1:
+            p.error(f"--memo-caps takes three positive ints SOLVE,WILD,WIN, got {a.memo_caps!r}")
+    r = run_load(a.requests, a.clients, a.max_tables, a.seed, tuple(a.opponents), a.rules, a.points,
+                 caps)  # type: ignore[arg-type]
     print(json.dumps(r, indent=1))
     fives = sum(v for k, v in r["status"].items() if k >= 500)
     growth = r["rss_kib_end"] / r["rss_kib_warm"] - 1
