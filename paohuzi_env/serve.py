@@ -24,7 +24,8 @@ table nobody has touched for ``idle_timeout`` seconds is dropped; a dropped tabl
 404. A request body is at most ``max_body`` bytes (413 past that). A body that is not a JSON
 object, a field of the wrong type, a number out of range, an unknown field or an unknown table
 id is answered with a 4xx and a message saying what is wrong and what is allowed, and changes
-nothing.
+nothing. A table keeps the records of its last ``MAX_RECORDS`` finished hands (for the replay
+links), so a long session does not grow without bound.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ IDLE_TIMEOUT = 3600.0
 """Seconds a table may go untouched before it is dropped."""
 MAX_BODY = 4096
 """Bytes a request body may hold (the page sends a few dozen)."""
+MAX_RECORDS = 100
+"""Finished hands a table keeps for its replay links (the oldest are dropped)."""
 MAX_SEED = 2**64
 """Seeds are ints 0 <= seed < MAX_SEED."""
 _FIELDS = {"new": ("seed",), "act": ("action", "version"), "next": ()}
@@ -97,7 +100,7 @@ class Table:
         self.dealer = int(np.random.default_rng(self._ss.spawn(1)[0]).integers(3))
         self.streak = 0
         self.totals = [0, 0, 0]
-        self.records: list[dict[str, Any]] = []
+        self.records: OrderedDict[int, dict[str, Any]] = OrderedDict()  # hand number -> record
         self.hand_no = 0
         self.used = time.monotonic()
         self.game: Any = None
@@ -116,14 +119,16 @@ class Table:
         while not g.done and g.current_player != YOU:
             s = g.current_player
             g.step(decide(self.bots[s], g, s))
-        if g.done and len(self.records) < self.hand_no:
+        if g.done and self.hand_no not in self.records:
             r = g.result
             for s in range(3):
                 self.totals[s] += r.scores[s]
             rec = g.record()
             rec["seats"] = ["你", *self.opponents]
             rec["title"] = f"第 {self.hand_no} 局 — 你 vs {' / '.join(self.opponents)}"
-            self.records.append(rec)
+            self.records[self.hand_no] = rec
+            while len(self.records) > MAX_RECORDS:  # a long session keeps its last hands only
+                self.records.popitem(last=False)
             self.dealer, self.streak = next_dealer(self.rules, g.dealer, r.winner, self.streak)
 
     def act(self, action: Any, version: Any) -> None:
@@ -314,10 +319,11 @@ def create_app(opponents: tuple[str, str] = ("expert", "expert"), rules: str | R
             return HTMLResponse(f"<p>{escape(str(e))}</p>", status_code=404)
         n = request.path_params["n"]
         with t.lock:
-            if not 1 <= n <= len(t.records):
-                return HTMLResponse(f"<p>no finished hand {n} at this table (finished: "
-                                    f"{len(t.records)})</p>", status_code=404)
-            rec = t.records[n - 1]
+            rec = t.records.get(n)
+            if rec is None:
+                kept = f"{min(t.records)}..{max(t.records)}" if t.records else "none yet"
+                return HTMLResponse(f"<p>no finished hand {n} kept at this table (kept: {kept}; "
+                                    f"the last {MAX_RECORDS} finished hands)</p>", status_code=404)
         return HTMLResponse(replay_html(rec, start_view="full"))
 
     app = Starlette(routes=[

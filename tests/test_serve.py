@@ -245,3 +245,19 @@ def test_serve_passes_its_limits_to_the_app(monkeypatch):
     assert main(["serve", "--max-tables", "3", "--idle-timeout", "9", "--max-body", "512",
                  "--opponents", "random", "random"]) == 0
     assert seen["max_tables"] == 3 and seen["idle_timeout"] == 9 and seen["max_body"] == 512
+
+
+def test_a_long_session_keeps_only_the_last_hands_records(monkeypatch):
+    from paohuzi_env import serve
+
+    monkeypatch.setattr(serve, "MAX_RECORDS", 2)
+    with TestClient(create_app(("random", "random"))) as c:
+        s = c.post("/api/new", json={"seed": 8}).json()
+        for hand in range(1, 5):
+            s = _play_out(c, s)
+            assert s["hand"] == hand and c.get(s["replay"]).status_code == 200
+            if hand < 4:
+                s = c.post(f"/api/table/{s['id']}/next").json()
+        assert list(c.app.state.tables[s["id"]].records) == [3, 4]
+        r = c.get(f"/replay/{s['id']}/1")
+        assert r.status_code == 404 and "kept: 3..4" in r.text
