@@ -530,10 +530,14 @@ def main(argv: list[str] | None = None) -> None:
     if args[:1] == ["search"]:  # the compiled search against the Python one (bench_search.py)
         importlib.import_module(".bench_search", __package__).main(args[1:])
         return
+    if args[:1] == ["soak"]:  # its own flags: paohuzi_env.soak
+        from .soak import main as soak_main
+
+        raise SystemExit(soak_main(args[1:]))
     p = argparse.ArgumentParser(prog="python -m paohuzi_env.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["hu", "engine", "env", "core", "search"],
-                   help="search: see python -m paohuzi_env.bench search --help")
+    p.add_argument("what", choices=["hu", "engine", "env", "core", "search", "soak"],
+                   help="search, soak: see python -m paohuzi_env.bench search|soak --help")
     p.add_argument("--seconds", type=float, default=10.0,
                    help="time per figure (core: per row; default 10)")
     p.add_argument("--seed", type=int, default=0)

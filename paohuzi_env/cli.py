@@ -216,6 +216,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="bot specs (random, greedy, expert, checkpoint:PATH)")
     sv.add_argument("--rules", default="huaihua", help=f"preset: {', '.join(preset_names())}")
     sv.add_argument("--trust-checkpoint", action="store_true", help=TRUST_HELP)
+    sv.add_argument("--max-tables", type=int, default=64, metavar="N",
+                    help="tables held at most; a new one drops the least recently used (default 64)")
+    sv.add_argument("--idle-timeout", type=float, default=3600.0, metavar="SECONDS",
+                    help="drop a table after this long without a request (default 3600)")
+    sv.add_argument("--max-body", type=int, default=4096, metavar="BYTES",
+                    help="largest request body accepted; larger ones get 413 (default 4096)")
     sv.set_defaults(func=cmd_serve)
     r = sub.add_parser("play-random", help="play one hand with random legal moves and print it")
     r.add_argument("--seed", type=int, default=0)
@@ -272,7 +278,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise ValueError(f"--port must be 1..65535, got {args.port}")
     _trust_checkpoints(args)
-    run(host=args.host, port=args.port, opponents=tuple(args.opponents), rules=args.rules)
+    run(host=args.host, port=args.port, opponents=tuple(args.opponents), rules=args.rules,
+        max_tables=args.max_tables, idle_timeout=args.idle_timeout, max_body=args.max_body)
     return 0
 
 

@@ -17,12 +17,23 @@ HTTP API (JSON): ``POST /api/new`` {seed?} → table state; ``GET /api/table/{id
 ``POST /api/table/{id}/act`` {action, version} → state, or 400/409 {error, state};
 ``POST /api/table/{id}/next`` → the next hand's state; ``GET /replay/{id}/{n}`` → the replay page
 of hand n. The app is :func:`create_app`; :func:`run` serves it.
+
+Limits (all configurable, ``paohuzi serve --max-tables/--idle-timeout/--max-body``): at most
+``max_tables`` tables are held — opening one more drops the least recently used table — and a
+table nobody has touched for ``idle_timeout`` seconds is dropped; a dropped table's id answers
+404. A request body is at most ``max_body`` bytes (413 past that). A body that is not a JSON
+object, a field of the wrong type, a number out of range, an unknown field or an unknown table
+id is answered with a 4xx and a message saying what is wrong and what is allowed, and changes
+nothing. A table keeps the records of its last ``MAX_RECORDS`` finished hands (for the replay
+links), so a long session does not grow without bound.
 """
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from html import escape
 from typing import Any
@@ -33,7 +44,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from .actions import action_name
+from .actions import NUM_ACTIONS, action_name
 from .agents import decide, make_agent
 from .backend import game_class
 from .engine import next_dealer
@@ -45,6 +56,15 @@ from .svg import display_name, table_svg
 YOU = 0
 MAX_TABLES = 64
 """Open tables kept; the least recently used one is dropped past this."""
+IDLE_TIMEOUT = 3600.0
+"""Seconds a table may go untouched before it is dropped."""
+MAX_BODY = 4096
+"""Bytes a request body may hold (the page sends a few dozen)."""
+MAX_RECORDS = 100
+"""Finished hands a table keeps for its replay links (the oldest are dropped)."""
+MAX_SEED = 2**64
+"""Seeds are ints 0 <= seed < MAX_SEED."""
+_FIELDS = {"new": ("seed",), "act": ("action", "version"), "next": ()}
 _PROMPT = {
     "tianhu": "天胡? 胡, 或 过",
     "hu": "胡? 胡, 或 过",
@@ -80,8 +100,9 @@ class Table:
         self.dealer = int(np.random.default_rng(self._ss.spawn(1)[0]).integers(3))
         self.streak = 0
         self.totals = [0, 0, 0]
-        self.records: list[dict[str, Any]] = []
+        self.records: OrderedDict[int, dict[str, Any]] = OrderedDict()  # hand number -> record
         self.hand_no = 0
+        self.used = time.monotonic()
         self.game: Any = None
         self._deal()
 
@@ -98,14 +119,16 @@ class Table:
         while not g.done and g.current_player != YOU:
             s = g.current_player
             g.step(decide(self.bots[s], g, s))
-        if g.done and len(self.records) < self.hand_no:
+        if g.done and self.hand_no not in self.records:
             r = g.result
             for s in range(3):
                 self.totals[s] += r.scores[s]
             rec = g.record()
             rec["seats"] = ["你", *self.opponents]
             rec["title"] = f"第 {self.hand_no} 局 — 你 vs {' / '.join(self.opponents)}"
-            self.records.append(rec)
+            self.records[self.hand_no] = rec
+            while len(self.records) > MAX_RECORDS:  # a long session keeps its last hands only
+                self.records.popitem(last=False)
             self.dealer, self.streak = next_dealer(self.rules, g.dealer, r.winner, self.streak)
 
     def act(self, action: Any, version: Any) -> None:
@@ -115,21 +138,21 @@ class Table:
             Refused: for a malformed, stale or illegal action (the game is unchanged).
         """
         g = self.game
-        if isinstance(action, bool) or not isinstance(action, int):
-            raise Refused(f"an action is an int id 0..60, got {action!r}")
-        if isinstance(version, bool) or not isinstance(version, int):
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+            raise Refused(f"an action is an int id 0..{NUM_ACTIONS - 1}, got {_short(action)}")
+        if isinstance(version, bool) or not isinstance(version, int) or version < 0:
             raise Refused(f"version (the number of actions played, {len(g.actions)}) must be an "
-                          f"int, got {version!r}")
+                          f"int >= 0, got {_short(version)}")
         if g.done:
             raise Refused(f"hand {self.hand_no} is over: no action is legal; start the next hand",
                           409)
         if version != len(g.actions):
-            raise Refused(f"this page is out of date: it was made after {version} actions, the "
+            raise Refused(f"this page is out of date: it was made after {_short(version)} actions, the "
                           f"hand is at {len(g.actions)}; the table below is current, choose again",
                           409)
         legal = g.legal_actions()
         if action not in legal:
-            what = action_name(action, g.decision) if 0 <= action <= 60 else "no action"
+            what = action_name(action, g.decision)
             raise Refused(
                 f"{what} (action {action}) is not legal now: you are answering "
                 f"{_ANSWERING[g.decision]}; legal: "
@@ -181,28 +204,49 @@ class Table:
 
 
 def create_app(opponents: tuple[str, str] = ("expert", "expert"), rules: str | Rules = "huaihua",
-               backend: str | None = None, max_tables: int = MAX_TABLES) -> Starlette:
+               backend: str | None = None, max_tables: int = MAX_TABLES,
+               idle_timeout: float = IDLE_TIMEOUT, max_body: int = MAX_BODY) -> Starlette:
     """The ASGI app (tables live in memory, one per ``POST /api/new``).
 
+    Args:
+        max_tables: tables held at most; opening one more drops the least recently used.
+        idle_timeout: seconds after its last request a table is dropped.
+        max_body: bytes a request body may hold (413 past that).
+
     Raises:
-        ValueError: for a bad opponent spec or rules.
+        ValueError: for a bad opponent spec, rules or limit.
     """
     rules = as_rules(rules)
+    _check_limits(max_tables, idle_timeout, max_body)
     opponents = (str(opponents[0]), str(opponents[1]))
     for spec in opponents:
         make_agent(spec, seed=0, rules=rules)  # a bad spec fails at start, not at the first deal
     tables: OrderedDict[str, Table] = OrderedDict()
     guard = threading.Lock()
 
+    def evict(now: float) -> None:
+        """Drop idle tables and, past ``max_tables``, the least recently used (under ``guard``)."""
+        while tables:
+            oldest = next(iter(tables.values()))
+            if len(tables) > max_tables or now - oldest.used > idle_timeout:
+                tables.popitem(last=False)
+            else:
+                break
+
     def table_of(request: Request) -> Table:
         tid = request.path_params["tid"]
+        now = time.monotonic()
         with guard:
+            evict(now)
             t = tables.get(tid)
             if t is not None:
                 tables.move_to_end(tid)
+                t.used = now
         if t is None:
-            raise Refused(f"no table {tid!r} (the server restarted, or it was closed): reload "
-                          "the page for a new table", 404)
+            shown = tid if len(tid) <= 40 else tid[:40] + "..."
+            raise Refused(f"no table {shown!r} (the server restarted, or the table was dropped after "
+                          f"{idle_timeout:g} s idle or as the least recently used of "
+                          f"{max_tables}): reload the page for a new table", 404)
         return t
 
     def refused(e: Refused, table: Table | None) -> JSONResponse:
@@ -217,18 +261,20 @@ def create_app(opponents: tuple[str, str] = ("expert", "expert"), rules: str | R
                             .replace("__OPP__", escape(" / ".join(map(display_name, opponents)))))
 
     async def new(request: Request) -> Response:
-        body = await _json(request)
-        seed = body.get("seed")
-        if seed is None:
-            seed = secrets.randbits(63)
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            return JSONResponse({"error": f"seed must be a non-negative int, got {seed!r}"}, 400)
+        try:
+            body = await _json(request, max_body, "new")
+            seed = body.get("seed")
+            if seed is None:
+                seed = secrets.randbits(63)
+            if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < MAX_SEED:
+                raise Refused(f"seed must be an int 0 <= seed < 2**64, got {_short(seed)}")
+        except Refused as e:
+            return refused(e, None)
         tid = secrets.token_urlsafe(9)
         t = Table(tid, rules, opponents, seed, backend)
         with guard:
             tables[tid] = t
-            while len(tables) > max_tables:
-                tables.popitem(last=False)
+            evict(time.monotonic())
         with t.lock:
             return JSONResponse(t.state())
 
@@ -243,9 +289,9 @@ def create_app(opponents: tuple[str, str] = ("expert", "expert"), rules: str | R
     async def act(request: Request) -> Response:
         try:
             t = table_of(request)
+            body = await _json(request, max_body, "act")
         except Refused as e:
             return refused(e, None)
-        body = await _json(request)
         try:
             with t.lock:
                 t.act(body.get("action"), body.get("version"))
@@ -256,6 +302,7 @@ def create_app(opponents: tuple[str, str] = ("expert", "expert"), rules: str | R
     async def next_hand(request: Request) -> Response:
         try:
             t = table_of(request)
+            await _json(request, max_body, "next")
         except Refused as e:
             return refused(e, None)
         try:
@@ -269,16 +316,17 @@ def create_app(opponents: tuple[str, str] = ("expert", "expert"), rules: str | R
         try:
             t = table_of(request)
         except Refused as e:
-            return HTMLResponse(f"<p>{e}</p>", status_code=404)
+            return HTMLResponse(f"<p>{escape(str(e))}</p>", status_code=404)
         n = request.path_params["n"]
         with t.lock:
-            if not 1 <= n <= len(t.records):
-                return HTMLResponse(f"<p>no finished hand {n} at this table (finished: "
-                                    f"{len(t.records)})</p>", status_code=404)
-            rec = t.records[n - 1]
+            rec = t.records.get(n)
+            if rec is None:
+                kept = f"{min(t.records)}..{max(t.records)}" if t.records else "none yet"
+                return HTMLResponse(f"<p>no finished hand {n} kept at this table (kept: {kept}; "
+                                    f"the last {MAX_RECORDS} finished hands)</p>", status_code=404)
         return HTMLResponse(replay_html(rec, start_view="full"))
 
-    return Starlette(routes=[
+    app = Starlette(routes=[
         Route("/", page),
         Route("/api/new", new, methods=["POST"]),
         Route("/api/table/{tid}", show),
@@ -286,22 +334,74 @@ def create_app(opponents: tuple[str, str] = ("expert", "expert"), rules: str | R
         Route("/api/table/{tid}/next", next_hand, methods=["POST"]),
         Route("/replay/{tid}/{n:int}", replay),
     ])
+    app.state.tables = tables  # for tests and the load test: the tables held now
+    return app
 
 
-async def _json(request: Request) -> dict[str, Any]:
-    try:
-        body = await request.json()
-    except ValueError:
+def _check_limits(max_tables: Any, idle_timeout: Any, max_body: Any) -> None:
+    if isinstance(max_tables, bool) or not isinstance(max_tables, int) or max_tables < 1:
+        raise ValueError(f"max_tables must be an int >= 1, got {max_tables!r}")
+    if (isinstance(idle_timeout, bool) or not isinstance(idle_timeout, (int, float))
+            or not idle_timeout > 0):
+        raise ValueError(f"idle_timeout must be a number of seconds > 0, got {idle_timeout!r}")
+    if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body < 64:
+        raise ValueError(f"max_body must be an int >= 64 (bytes), got {max_body!r}")
+
+
+async def _json(request: Request, max_body: int, endpoint: str) -> dict[str, Any]:
+    """The request's JSON object (an empty body counts as ``{}``).
+
+    Raises:
+        Refused: 413 for a body over ``max_body`` bytes; 400 for a body that is not a JSON
+            object or has a field ``endpoint`` does not take.
+    """
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > max_body):
+        raise Refused(f"request body too large or its length unreadable ({declared[:20]!r} bytes); "
+                      f"at most {max_body} bytes", 413)
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > max_body:
+            raise Refused(f"request body too large: more than {max_body} bytes", 413)
+    if not raw.strip():
         return {}
-    return body if isinstance(body, dict) else {}
+    try:
+        body = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (ValueError, RecursionError) as e:  # UnicodeDecodeError and JSONDecodeError included
+        raise Refused(f"the request body is not valid JSON ({str(e)[:80]}); send a JSON object "
+                      f"such as {_EXAMPLE[endpoint]}") from None
+    if not isinstance(body, dict):
+        raise Refused(f"the request body must be a JSON object such as {_EXAMPLE[endpoint]}, got "
+                      f"a {type(body).__name__}")
+    unknown = sorted(set(body) - set(_FIELDS[endpoint]))
+    if unknown:
+        allowed = ", ".join(_FIELDS[endpoint]) or "none"
+        raise Refused(f"unknown field(s) {', '.join(map(repr, unknown))[:120]}; allowed: {allowed}")
+    return body
+
+
+_EXAMPLE = {"new": '{"seed": 5} or {}', "act": '{"action": 3, "version": 0}', "next": "{}"}
+
+
+def _short(value: Any) -> str:
+    """``repr(value)``, cut to 40 characters (a 400-digit number is not echoed whole)."""
+    r = repr(value)
+    return r if len(r) <= 40 else r[:40] + f"... ({len(r)} characters)"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def run(host: str = "127.0.0.1", port: int = 8000, opponents: tuple[str, str] = ("expert", "expert"),
-        rules: str | Rules = "huaihua") -> None:
+        rules: str | Rules = "huaihua", max_tables: int = MAX_TABLES,
+        idle_timeout: float = IDLE_TIMEOUT, max_body: int = MAX_BODY) -> None:
     """Serve :func:`create_app` with uvicorn until interrupted."""
     import uvicorn
 
-    app = create_app(opponents, rules)
+    app = create_app(opponents, rules, max_tables=max_tables, idle_timeout=idle_timeout,
+                     max_body=max_body)
     print(f"paohuzi: the table is at http://{host}:{port}/  (Ctrl-C stops the server)")
     uvicorn.run(app, host=host, port=port, log_level="warning")
 

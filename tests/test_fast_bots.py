@@ -5,8 +5,9 @@ Positions come from seeded games of every preset, played by a seeded mix of the 
 greedy bot's and uniformly random choices (so that near-win hands, claims and 比 chains are as
 common as in bot play, and odd positions still occur). At every decision with more than one
 legal action both compiled bots must choose exactly what the Python ones choose; at every
-decision they must choose a legal action. CI runs ``CI_POSITIONS`` positions per preset (two
-worker processes); ``-m slow`` runs the full ``SLOW_POSITIONS`` (50,000) per preset.
+decision they must choose a legal action. The default suite runs ``CI_POSITIONS`` (600)
+positions per preset (two worker processes); ``-m slow`` runs ``FULL_POSITIONS`` (4,000) and
+the full ``SLOW_POSITIONS`` (50,000) per preset.
 
 A mismatch is reported as ``(preset, seed, hand, step)``: ``_replay`` rebuilds that position.
 """
@@ -33,8 +34,10 @@ if _fast is None or not all(hasattr(_fast, f) for f in ("greedy_action", "expert
     pytest.skip("paohuzi_env._fast without the compiled bots", allow_module_level=True)
 
 PRESETS = ("huaihua", "huaihua-468", "classic", "zipai", "hongshanzhang", "yongzhou")
-CI_POSITIONS = 4_000
-"""Positions (decisions with more than one legal action) per preset in CI."""
+CI_POSITIONS = 600
+"""Positions (decisions with more than one legal action) per preset in the default suite."""
+FULL_POSITIONS = 4_000
+"""Positions per preset of the slow-marked sample size test (the former default count)."""
 SLOW_POSITIONS = 50_000
 """Positions per preset with ``-m slow``."""
 JOB = 1_000
@@ -143,8 +146,9 @@ def test_presets_covered():
     assert set(PRESETS) == set(preset_names())
 
 
-def test_bots_match_python_ci():
-    _differential(CI_POSITIONS)
+@pytest.mark.parametrize("positions", [CI_POSITIONS, pytest.param(FULL_POSITIONS, marks=pytest.mark.slow)])
+def test_bots_match_python_ci(positions):
+    _differential(positions)
 
 
 @pytest.mark.slow

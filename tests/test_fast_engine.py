@@ -9,13 +9,14 @@ card on offer, the acting seat's observation (bit for bit), its action mask and 
 full-information fields. At the end: the result (winner, scores, the scored Win), the events,
 the record, and the Python replay of the compiled engine's record.
 
-CI plays 20,000 hands per preset and 4,000 per rule switch set in two worker processes (about
-10 minutes on 2 cores: the Python reference sets the pace). ``PAOHUZI_FAST_HANDS`` scales the
-counts (``PAOHUZI_FAST_HANDS=0.1`` plays a tenth; ``.ci/sanitize`` uses 0.02); ``-m slow`` plays
-1,000,000 hands. Then: VectorGame (shapes and dtypes, masks equal to the legal sets, the
-observations and states of the Python engine, determinism across batch sizes, the reset of
-finished hands, rewards per mode, clones and playouts, errors on bad input), and the error
-semantics of ``fast.Game`` (IllegalActionError messages, malformed decks and actions).
+The default suite plays a sample, 1,000 hands per preset and 200 per rule switch set, in two
+worker processes; ``-m slow`` plays the full 20,000 per preset and 4,000 per switch set (about
+10 minutes on 2 cores: the Python reference sets the pace) and 1,000,000 hands more.
+``PAOHUZI_FAST_HANDS`` scales the sample (``.ci/sanitize`` uses 0.4). Then: VectorGame (shapes
+and dtypes, masks equal to the legal sets, the observations and states of the Python engine,
+determinism across batch sizes, the reset of finished hands, rewards per mode, clones and
+playouts, errors on bad input), and the error semantics of ``fast.Game`` (IllegalActionError
+messages, malformed decks and actions).
 """
 
 from __future__ import annotations
@@ -55,8 +56,9 @@ SWITCHES: dict[str, dict[str, Any]] = {
     "huaihua-zimo_15": {"zimo_15": False},
 }
 SCALE = float(os.environ.get("PAOHUZI_FAST_HANDS", "1"))
-CI_HANDS_PRESET = max(20, int(20_000 * SCALE))
-CI_HANDS_SWITCH = max(20, int(4_000 * SCALE))
+CI_HANDS_PRESET = max(20, int(1_000 * SCALE))  # the default suite's sample
+CI_HANDS_SWITCH = max(20, int(200 * SCALE))
+FULL_HANDS_PRESET, FULL_HANDS_SWITCH = 20_000, 4_000  # -m slow (the former default counts)
 SLOW_HANDS = 1_000_000
 WORKERS = 2
 FULL_EVERY = 20  # every twentieth hand: all three seats' views/observations, fields, replay
@@ -193,9 +195,12 @@ def run_parallel(name: str, hands: int, start: int = 0) -> dict[str, Any]:
     return total
 
 
+@pytest.mark.parametrize("full", [False, pytest.param(True, marks=pytest.mark.slow)],
+                         ids=["sample", "full"])
 @pytest.mark.parametrize("name", PRESET_NAMES + tuple(SWITCHES))
-def test_differential_random_play(name):
-    hands = CI_HANDS_PRESET if name in PRESET_NAMES else CI_HANDS_SWITCH
+def test_differential_random_play(name, full):
+    hands = (FULL_HANDS_PRESET, FULL_HANDS_SWITCH) if full else (CI_HANDS_PRESET, CI_HANDS_SWITCH)
+    hands = hands[0] if name in PRESET_NAMES else hands[1]
     got = run_parallel(name, hands)
     assert got["hands"] == hands
     # the play reaches what it is meant to compare

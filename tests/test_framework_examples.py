@@ -51,6 +51,7 @@ def test_torchrl_pettingzoo_wrapper_and_policy_gradient_example():
     assert torch.isfinite(logp[1]).all()  # a seat not on turn: a dummy uniform row
 
 
+@pytest.mark.slow  # about a minute; .ci/run runs it in its slow slice
 def test_tianshou_pettingzoo_collector_and_policy_gradient_example():
     pytest.importorskip("tianshou")
     from training.examples.tianshou_pg import train

@@ -52,6 +52,7 @@ def test_training_on_ray_actors_survives_a_killed_actor(cluster, tmp_path, monke
     assert (tmp_path / "checkpoints" / "r__1" / "latest.pt").is_file()
 
 
+@pytest.mark.slow  # a second Ray training run; .ci/run runs it in its slow slice
 def test_cli_ray_flag_sets_the_config(cluster, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["--ray", "total_steps=400", "workers=1", "games_per_worker=4",

@@ -132,3 +132,132 @@ def test_serve_binds_to_this_machine_by_default(monkeypatch):
     monkeypatch.setattr("uvicorn.run", lambda app, **kw: seen.update(kw))
     serve.run()
     assert seen["host"] == "127.0.0.1"
+
+
+# --- limits and bad input (issue 27) -------------------------------------------------------
+
+def _tables(client):
+    return client.app.state.tables
+
+
+@pytest.mark.parametrize("path, body, status, says", [
+    ("act", b'{"action": 3, "version": ', 400, "not valid JSON"),
+    ("act", b"\xff\xfe{}", 400, "not valid JSON"),
+    ("act", b"[1, 2]", 400, "must be a JSON object"),
+    ("act", b'"act"', 400, "must be a JSON object"),
+    ("act", b'{"action": NaN, "version": 0}', 400, "not valid JSON"),
+    ("act", b'{"action": 1e999, "version": 0}', 400, "an action is an int"),
+    ("act", b'{"action": ' + b"9" * 400 + b', "version": 0}', 400, "an action is an int"),
+    ("act", b'{"action": -1, "version": 0}', 400, "an action is an int"),
+    ("act", b'{"action": 3, "version": -5}', 400, "must be an int >= 0"),
+    ("act", b'{"action": 3, "version": ' + b"7" * 300 + b"}", 409, "(300 characters)"),
+    ("act", b'{"action": [3], "version": 0}', 400, "an action is an int"),
+    ("act", b'{"action": 3, "version": 0, "x": 1}', 400, "unknown field(s) 'x'; allowed: action, version"),
+    ("act", b"[" * 3000 + b"]" * 3000, 413, "at most 4096 bytes"),
+    ("act", b'{"action": 3, "version": 0, "pad": "' + b"x" * 5000 + b'"}', 413, "too large"),
+    ("next", b'{"seed": 1}', 400, "unknown field(s) 'seed'; allowed: none"),
+    ("next", b"{", 400, "not valid JSON"),
+    ("new", b'{"seed": 18446744073709551616}', 400, "seed must be an int 0 <= seed < 2**64"),
+    ("new", b'{"seed": 2.5}', 400, "seed must be"),
+    ("new", b'{"seed": "5"}', 400, "seed must be"),
+    ("new", b"not json", 400, "not valid JSON"),
+    ("new", b'{"seed": 1, "rules": "x"}', 400, "unknown field(s) 'rules'"),
+    ("new", b"[" * 1500 + b"]" * 1500, 400, "JSON"),  # too deep, or a list: either way 400
+])
+def test_bad_bodies_get_a_4xx_with_a_message_and_change_nothing(client, path, body, status, says):
+    s = client.post("/api/new", json={"seed": 5}).json()
+    held = list(_tables(client))
+    url = {"new": "/api/new", "act": f"/api/table/{s['id']}/act",
+           "next": f"/api/table/{s['id']}/next"}[path]
+    r = client.post(url, content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == status, r.text
+    assert says in r.json()["error"]
+    assert list(_tables(client)) == held  # no table opened or dropped
+    again = client.get(f"/api/table/{s['id']}").json()
+    assert again["version"] == s["version"] and again["svg"] == s["svg"]
+
+
+def test_an_empty_body_is_an_empty_object(client):
+    assert client.post("/api/new").status_code == 200
+    s = client.post("/api/new", json={"seed": 5}).json()
+    r = client.post(f"/api/table/{s['id']}/act")
+    assert r.status_code == 400 and "an action is an int id 0..60, got None" in r.json()["error"]
+
+
+def test_unknown_table_ids_are_404_and_not_echoed_whole(client):
+    assert client.get("/api/table/..%2F..%2Fetc").status_code == 404  # no route: starlette's 404
+    for tid in ("nope", "x" * 2000, "%00", "%2e%2e"):
+        for method, url in (("GET", f"/api/table/{tid}"), ("POST", f"/api/table/{tid}/act"),
+                            ("POST", f"/api/table/{tid}/next")):
+            r = client.request(method, url, json={"action": 0, "version": 0} if "act" in url else None)
+            assert r.status_code == 404, (method, url)
+            assert "no table" in r.json()["error"] and len(r.json()["error"]) < 400
+        assert client.get(f"/replay/{tid}/1").status_code == 404
+    assert _tables(client) == {}
+
+
+def test_tables_past_the_cap_drop_the_least_recently_used():
+    with TestClient(create_app(("random", "random"), max_tables=2)) as c:
+        a = c.post("/api/new", json={"seed": 1}).json()
+        b = c.post("/api/new", json={"seed": 2}).json()
+        assert c.get(f"/api/table/{a['id']}").status_code == 200  # a is now the most recent
+        d = c.post("/api/new", json={"seed": 3}).json()
+        assert list(c.app.state.tables) == [a["id"], d["id"]]
+        r = c.get(f"/api/table/{b['id']}")
+        assert r.status_code == 404 and "least recently used of 2" in r.json()["error"]
+        assert _act(c, a, a["legal"][0]["action"]).status_code == 200
+        for seed in range(10):
+            c.post("/api/new", json={"seed": seed})
+            assert len(c.app.state.tables) <= 2
+
+
+def test_idle_tables_are_dropped(monkeypatch):
+    from paohuzi_env import serve
+
+    now = [1000.0]
+    monkeypatch.setattr(serve.time, "monotonic", lambda: now[0])
+    with TestClient(create_app(("random", "random"), idle_timeout=60)) as c:
+        a = c.post("/api/new", json={"seed": 1}).json()
+        now[0] += 50
+        b = c.post("/api/new", json={"seed": 2}).json()
+        now[0] += 20  # a idle 70 s, b 20 s
+        assert c.get(f"/api/table/{b['id']}").status_code == 200
+        r = c.get(f"/api/table/{a['id']}")
+        assert r.status_code == 404 and "60 s idle" in r.json()["error"]
+        assert list(c.app.state.tables) == [b["id"]]
+
+
+def test_bad_limits_are_refused_at_start(capsys):
+    for kw, says in (({"max_tables": 0}, "max_tables"), ({"idle_timeout": -1}, "idle_timeout"),
+                     ({"max_body": 10}, "max_body"), ({"max_tables": 2.5}, "max_tables")):
+        with pytest.raises(ValueError, match=says):
+            create_app(("random", "random"), **kw)
+    assert main(["serve", "--max-tables", "0"]) == 2
+    assert "max_tables must be an int >= 1" in capsys.readouterr().err
+
+
+def test_serve_passes_its_limits_to_the_app(monkeypatch):
+    from paohuzi_env import serve
+
+    seen = {}
+    monkeypatch.setattr("uvicorn.run", lambda app, **kw: seen.update(tables=app.state.tables))
+    monkeypatch.setattr(serve, "create_app", lambda *a, **kw: (seen.update(kw), create_app(*a, **kw))[1])
+    assert main(["serve", "--max-tables", "3", "--idle-timeout", "9", "--max-body", "512",
+                 "--opponents", "random", "random"]) == 0
+    assert seen["max_tables"] == 3 and seen["idle_timeout"] == 9 and seen["max_body"] == 512
+
+
+def test_a_long_session_keeps_only_the_last_hands_records(monkeypatch):
+    from paohuzi_env import serve
+
+    monkeypatch.setattr(serve, "MAX_RECORDS", 2)
+    with TestClient(create_app(("random", "random"))) as c:
+        s = c.post("/api/new", json={"seed": 8}).json()
+        for hand in range(1, 5):
+            s = _play_out(c, s)
+            assert s["hand"] == hand and c.get(s["replay"]).status_code == 200
+            if hand < 4:
+                s = c.post(f"/api/table/{s['id']}/next").json()
+        assert list(c.app.state.tables[s["id"]].records) == [3, 4]
+        r = c.get(f"/replay/{s['id']}/1")
+        assert r.status_code == 404 and "kept: 3..4" in r.text

@@ -339,7 +339,7 @@ def test_tiny_training_run_under_yongzhou_uses_its_sizes(tmp_path, monkeypatch):
         PolicyAgent(model, seed=0, rules="huaihua")
 
 
-@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("sig", [pytest.param("SIGINT", marks=pytest.mark.slow), "SIGTERM"])
 def test_an_interrupted_run_saves_and_resumes_to_the_same_step_count(tmp_path, sig):
     """Ctrl-C (SIGINT to the whole process group, workers included) or SIGTERM: the iteration
     under way finishes, latest.pt is written, the run exits 0 with no traceback; resumed, it
