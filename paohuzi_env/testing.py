@@ -132,14 +132,23 @@ def random_winning_holding(rng: random.Random) -> tuple[list[int], list[Meld], i
     if built is None:
         return None
     hand, melds, _ = built
+    win = take_loose_win(rng, hand)
+    if win is None:
+        return None
+    rng.shuffle(hand)
+    return hand, melds, win
+
+
+def take_loose_win(rng: random.Random, hand: list[int]) -> int | None:
+    """Remove and return a random card of ``hand`` whose kind is there fewer than 3 times (not
+    part of a 坎, so it can be the winning card); None, leaving ``hand`` alone, if there is none."""
     counts = Counter(hand)
     choices = [k for k in hand if counts[k] < 3]
     if not choices:
         return None
     win = rng.choice(choices)
     hand.remove(win)
-    rng.shuffle(hand)
-    return hand, melds, win
+    return win
 
 
 def sample_holdings(n: int, seed: int = 0, rules: str | Rules = "huaihua") -> list[Holding]:

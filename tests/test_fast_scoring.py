@@ -28,7 +28,7 @@ from paohuzi_env import chi as pychi
 from paohuzi_env import scoring
 from paohuzi_env.actions import GROUPS
 from paohuzi_env.rules import PRESETS, Rules, get_rules
-from paohuzi_env.testing import winning_groups
+from paohuzi_env.testing import take_loose_win, winning_groups
 
 fast = pytest.importorskip("paohuzi_env._fast")
 if not hasattr(fast, "evaluate_counts"):
@@ -100,16 +100,6 @@ def _build(rng: random.Random):
     built = winning_groups(rng, paoti=(0, 0, 0, 1, 1, 2, 3), paoti_places=("ti", "pao", "pao", "hand"),
                            triples=("kan", "kan", "peng", "wei", "chou_wei"), tries=60, pool=pool)
     return None if built is None else built[:2]
-
-
-def _loose_win(rng: random.Random, hand: list[int]):
-    cnt = Counter(hand)
-    choices = [k for k in hand if cnt[k] < 3]
-    if not choices:
-        return None
-    win = rng.choice(choices)
-    hand.remove(win)
-    return win
 
 
 def _totals(hand, melds, win) -> Counter:
@@ -223,7 +213,7 @@ def _plain_holding(rng: random.Random):
             k = melds[j][1][0]
             melds[j] = (rng.choice(("wei", "chou_wei")), (k,) * 3)
             return hand, melds, k
-    win = _loose_win(rng, hand)
+    win = take_loose_win(rng, hand)
     if shape == "miss" and hand:
         total = _totals(hand, melds, win)
         j = rng.randrange(len(hand))
@@ -273,7 +263,7 @@ def _wang_holding(rng: random.Random, n_wang: int):
             real[rng.randrange(len(real))] = k
     if rng.random() < 0.2:
         return real + [WANG] * n_wang, melds, None  # the last card drawn was a 王 (D-17)
-    win = _loose_win(rng, real)
+    win = take_loose_win(rng, real)
     return real + [WANG] * n_wang, melds, win
 
 

@@ -20,20 +20,9 @@ from paohuzi_env.agents.search import (
     vector_search,
 )
 from paohuzi_env.rules import preset_names
+from tests.positions import expert_positions
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="the search needs the compiled core")
-
-
-def _positions(rules: str, seed: int, seat: int, every: int = 1):
-    """Games advanced by expert play to each decision of ``seat`` with a choice."""
-    g = fast.Game(rules, seed=seed)
-    n = 0
-    while not g.done:
-        if g.current_player == seat and len(g.legal_actions()) > 1:
-            if n % every == 0:
-                yield g.clone()
-            n += 1
-        g.step(g.expert_action())
 
 
 @pytest.mark.parametrize("rules", preset_names())
@@ -44,7 +33,7 @@ def test_sampled_worlds_are_the_reference_draw_for_draw(rules):
     compared = accepted = 0
     for seed in range(2):
         for seat in range(3):
-            for g in _positions(rules, 20 + seed, seat, every=2):
+            for g in expert_positions(rules, 20 + seed, seat, every=2):
                 py_rng = np.random.default_rng(seed * 7 + seat)
                 c_rng = np.random.default_rng(seed * 7 + seat)
                 kn = _knowledge(g, seat)
@@ -68,7 +57,7 @@ def test_worlds_with_face_down_wei_are_the_reference():
     seen = 0
     for seed in range(40):
         for seat in range(3):
-            for g in _positions("huaihua", 300 + seed, seat, every=2):
+            for g in expert_positions("huaihua", 300 + seed, seat, every=2):
                 if not any(g.hidden_wei_positions(s) for s in range(3) if s != seat):
                     continue
                 py_rng, c_rng = np.random.default_rng(seed), np.random.default_rng(seed)
@@ -115,7 +104,7 @@ def test_decisions_are_the_reference(rules, options):
 
 
 def test_same_seed_same_answer_and_game_method():
-    g = next(_positions("huaihua", 5, 1))
+    g = next(expert_positions("huaihua", 5, 1))
     a = core_search(g, 1, seed=9, samples=6)
     b = core_search(g, 1, seed=9, samples=6)
     assert a == b
@@ -128,7 +117,7 @@ def test_same_seed_same_answer_and_game_method():
 def test_threads_do_not_change_the_answer_and_pruning_plays_fewer():
     compared = 0
     full_playouts = pruned_playouts = 0
-    for g in _positions("huaihua", 7, 0, every=2):
+    for g in expert_positions("huaihua", 7, 0, every=2):
         one = core_search(g, 0, seed=3, samples=16, prune=4)
         three = core_search(g, 0, seed=3, samples=16, prune=4, threads=3)
         assert one == three

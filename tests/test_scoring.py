@@ -21,30 +21,8 @@ import pytest
 
 from paohuzi_env import Win, evaluate_win, get_rules, load_rules
 from paohuzi_env.cards import parse
-from tests.holdings import (
-    B17,
-    B18,
-    B19,
-    E44,
-    H15,
-    H17,
-    H18,
-    HZ,
-    PP,
-    R0,
-    R1,
-    R9,
-    R10,
-    R12,
-    R13,
-    S17,
-    TR,
-    TS,
-    H,
-    all_cards,
-    check,
-    evaluate,
-)
+from tests import holdings as hd
+from tests.holdings import H, all_cards, check, evaluate
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "rules"
 
@@ -65,14 +43,14 @@ def group_cards(w: Win) -> Counter:
 
 # R11: + 绞 s10 s10 b10 (0, r3), s1 s2 s3 (3, r1), s6 s7 s8 (0, r1; win s8)
 #      = 21 huxi, red 6+5 = 11, big 10, small 11.
-R11 = H("s10 s10 b10 s1 s2 s3 s6 s7", TR, "s8")
+R11 = H("s10 s10 b10 s1 s2 s3 s6 s7", hd.TR, "s8")
 
 # ---- big / small count hands ------------------------------------------------------------
 
 # S15: + b4 b5 b6 (0): 21 huxi, red 5, small 15, big 6.
-S15 = H("s6 s6 s6 s2 s10 b1 b2 b3 b4 b5 b6", TS, "s7")
+S15 = H("s6 s6 s6 s2 s10 b1 b2 b3 b4 b5 b6", hd.TS, "s7")
 # S16: + 绞 s5 b5 b5 (0): 21 huxi, red 5, small 16, big 5.
-S16 = H("s6 s6 s6 s2 s10 b1 b2 b3 s5 b5 b5", TS, "s7")
+S16 = H("s6 s6 s6 s2 s10 b1 b2 b3 s5 b5 b5", hd.TS, "s7")
 
 # ---- 碰碰胡 / 对对胡 hands (no 句, no 绞; 坎 count like 偎) ---------------------------------
 # PP0: as PP with 碰 s3 (1) for 碰 s2: 23 huxi, red 0.
@@ -87,20 +65,20 @@ T1 = H("b3 b3 b3 b9 b9 b9 s1 s2 s3 s2 s7 s10 s4 s5 s6 s8 s8 b8 b4 b5 b6")
 # ---- huxi boundary hands ----------------------------------------------------------------
 # H14: 吃 b2b7b10 (6) + 偎 b9 (6) + 碰 s1 (1) + 碰 s3 (1) + 吃 s7s8s9 (0) = 14; red 4,
 #      big 3+3+3 = 9, small 3+3+3+3 = 12.
-H14 = H(HZ, (("chi", "b2 b7 b10"), ("wei", "b9 b9 b9"), ("peng", "s1 s1 s1"),
+H14 = H(hd.HZ, (("chi", "b2 b7 b10"), ("wei", "b9 b9 b9"), ("peng", "s1 s1 s1"),
              ("peng", "s3 s3 s3"), ("chi", "s7 s8 s9")), "s5")
 # H20: 6 + 6 + 偎 b1 (6) + 碰 s1 (1) + 碰 s3 (1) = 20; red 3, big 12, small 9.
-H20 = H(HZ, (("chi", "b2 b7 b10"), ("wei", "b9 b9 b9"), ("wei", "b1 b1 b1"),
+H20 = H(hd.HZ, (("chi", "b2 b7 b10"), ("wei", "b9 b9 b9"), ("wei", "b1 b1 b1"),
              ("peng", "s1 s1 s1"), ("peng", "s3 s3 s3")), "s5")
 # H21: 6 + 6 + 偎 b1 (6) + 偎 s1 (3) + 吃 s7s8s9 (0) = 21; red 4, big 12, small 9.
-H21 = H(HZ, (("chi", "b2 b7 b10"), ("wei", "b9 b9 b9"), ("wei", "b1 b1 b1"),
+H21 = H(hd.HZ, (("chi", "b2 b7 b10"), ("wei", "b9 b9 b9"), ("wei", "b1 b1 b1"),
              ("wei", "s1 s1 s1"), ("chi", "s7 s8 s9")), "s5")
 
 FIXTURES = {
-    "R0": R0, "R1": R1, "R9": R9, "R10": R10, "R11": R11, "R12": R12, "R13": R13,
-    "B17": B17, "B18": B18, "B19": B19, "S15": S15, "S16": S16, "S17": S17,
-    "PP": PP, "PP0": PP0, "T1": T1,
-    "H14": H14, "H15": H15, "H17": H17, "H18": H18, "H20": H20, "H21": H21,
+    "R0": hd.R0, "R1": hd.R1, "R9": hd.R9, "R10": hd.R10, "R11": R11, "R12": hd.R12, "R13": hd.R13,
+    "B17": hd.B17, "B18": hd.B18, "B19": hd.B19, "S15": S15, "S16": S16, "S17": hd.S17,
+    "PP": hd.PP, "PP0": PP0, "T1": T1,
+    "H14": H14, "H15": hd.H15, "H17": hd.H17, "H18": hd.H18, "H20": H20, "H21": H21,
 }
 
 
@@ -123,26 +101,26 @@ def test_worked_example_huaihua_28():
     # R0 (21 huxi, no red card, see the fixture) with the winning card s5 drawn by the winner
     # from the last wall card (R-WIN-4, R-WIN-5): s5 is revealed and used loose in s4 s5 s6.
     # tun = 1 + (21-15)//3 = 3, +1 自摸 = 4; fans 乌胡 5 + 海底胡 2 = 7; 4 x 7 = 28.
-    w = ev(R0, self_drawn=True, haidi=True)
+    w = ev(hd.R0, self_drawn=True, haidi=True)
     check(w, 21, 4, 7, 28, ("乌胡", "海底胡", "自摸"), red=0, big=10, small=11)
-    assert group_cards(w) == all_cards(R0)
+    assert group_cards(w) == all_cards(hd.R0)
 
 
 
 
 def test_worked_example_seed_002_sum_44():
     # tun 1 + (21-15)//3 = 3, +1 自摸 = 4; fans 海底胡 2 + 乌胡 5 + 碰碰胡 4 = 11; 4 x 11 = 44.
-    w = ev(E44, self_drawn=True, haidi=True)
+    w = ev(hd.E44, self_drawn=True, haidi=True)
     check(w, 21, 4, 11, 44, ("乌胡", "碰碰胡", "海底胡", "自摸"), red=0, big=6, small=15)
     assert ("jiang", (12, 12)) in w.groups
-    assert group_cards(w) == all_cards(E44)
-    assert sum(all_cards(E44).values()) == 21
+    assert group_cards(w) == all_cards(hd.E44)
+    assert sum(all_cards(hd.E44).values()) == 21
 
 
 def test_worked_example_seed_002_multiply_160():
     # fan_combine: multiply (番上番, R-SCORE-2): fans 2 x 5 x 4 = 40; 4 x 40 = 160.
     rules = get_rules("huaihua", fan_combine="multiply")
-    w = ev(E44, rules, self_drawn=True, haidi=True)
+    w = ev(hd.E44, rules, self_drawn=True, haidi=True)
     check(w, 21, 4, 40, 160, ("乌胡", "碰碰胡", "海底胡", "自摸"))
 
 
@@ -150,13 +128,13 @@ def test_seed_001_own_example_with_haidi_3():
     # Seed 001: "21胡息自摸黑胡海底胡；分数=(3囤+1自摸)*(乌胡5+海底胡3)=32分". docs/rules.md keeps
     # 海底胡 2 (the table wins), but the seed's value is one override away: (3+1) x (5+3) = 32.
     rules = get_rules("huaihua", fans={"海底胡": 3})
-    check(ev(R0, rules, self_drawn=True, haidi=True), 21, 4, 8, 32, ("乌胡", "海底胡", "自摸"))
+    check(ev(hd.R0, rules, self_drawn=True, haidi=True), 21, 4, 8, 32, ("乌胡", "海底胡", "自摸"))
 
 
 def test_multiply_rule_file_example():
     rules = load_rules(CONFIGS / "huaihua-multiply.yaml")
     # 番上番 with 海底胡 3: E44 -> 4 x (3 x 5 x 4) = 240.
-    check(ev(E44, rules, self_drawn=True, haidi=True), 21, 4, 60, 240,
+    check(ev(hd.E44, rules, self_drawn=True, haidi=True), 21, 4, 60, 240,
           ("乌胡", "碰碰胡", "海底胡", "自摸"))
 
 
@@ -165,9 +143,9 @@ def test_multiply_rule_file_example():
 # Each Rxx hand has 21 huxi (tun 3), is no 碰碰胡/对对胡, big < 18 and small < 16, so only the
 # red-count 名堂 apply.
 
-RED_HANDS = [("R0", R0, 0, 10, 11), ("R1", R1, 1, 10, 11), ("R9", R9, 9, 12, 9),
-             ("R10", R10, 10, 10, 11), ("R11", R11, 11, 10, 11), ("R12", R12, 12, 12, 9),
-             ("R13", R13, 13, 12, 9)]
+RED_HANDS = [("R0", hd.R0, 0, 10, 11), ("R1", hd.R1, 1, 10, 11), ("R9", hd.R9, 9, 12, 9),
+             ("R10", hd.R10, 10, 10, 11), ("R11", R11, 11, 10, 11), ("R12", hd.R12, 12, 12, 9),
+             ("R13", hd.R13, 13, 12, 9)]
 
 
 @pytest.mark.parametrize(
@@ -297,10 +275,10 @@ def test_zipai_cap():
     # zipai: the growing fans are at most 封顶 (20). With 封顶 lowered to 9: B18's 大字胡 is
     # 9 (not capped), B19's would be 10 and is capped to 9.
     rules = get_rules("zipai", fans={"封顶": 9})
-    check(ev(B18, rules), 21, 3, 9, 27, ("大字胡",))
-    check(ev(B19, rules), 21, 3, 9, 27, ("大字胡",))
+    check(ev(hd.B18, rules), 21, 3, 9, 27, ("大字胡",))
+    check(ev(hd.B19, rules), 21, 3, 9, 27, ("大字胡",))
     # R13's 红乌 9 stays; a cap of 8 clips it.
-    check(ev(R13, get_rules("zipai", fans={"封顶": 8})), 21, 3, 8, 24, ("红乌",))
+    check(ev(hd.R13, get_rules("zipai", fans={"封顶": 8})), 21, 3, 8, 24, ("红乌",))
 
 
 # =============================================================================== 碰碰胡 / 对对胡
@@ -337,7 +315,7 @@ def test_pengpeng_self_drawn_reads_a_wei():
     # PP with the s1 drawn by the winner itself: with a pair in hand the draw is read only as
     # the forced 偎 s1 (3) (R-FLOW-2), not as a 碰 (1): huxi 23 - 1 + 3 = 25,
     # tun 1 + 10//3 = 4, +1 自摸 = 5; 碰碰胡 4 -> 20.
-    w = ev(PP, self_drawn=True)
+    w = ev(hd.PP, self_drawn=True)
     check(w, 25, 5, 4, 20, ("碰碰胡", "自摸"))
     assert ("wei", (0, 0, 0)) in w.groups
 
@@ -345,14 +323,14 @@ def test_pengpeng_self_drawn_reads_a_wei():
 def test_kan_counts_like_wei_for_pengpeng():
     # Section 9 Decision: 坎 count like 偎 for 碰碰胡. PP holds three 坎 and is still 碰碰胡
     # (above); a hand 句 anywhere spoils it: R0 (坎 + 句 + 绞) is no 碰碰胡.
-    assert "碰碰胡" not in ev(R0).names
+    assert "碰碰胡" not in ev(hd.R0).names
 
 
 def test_table_chi_spoils_pengpeng():
     # 碰碰胡 needs no 句/绞 among all 7 门子, table groups included. PP with a table 吃 s2 s2 b2
     # (绞, 0) instead of its 碰 s2 (1): huxi 23 - 1 = 22 -> tun 3; red 3 (s2 s2 b2);
     # no 碰碰胡 -> 平胡 at 22 >= 18: fan 1.
-    h = H(PP.hand, (("peng", "b1 b1 b1"), ("chi", "s2 s2 b2"), ("wei", "b9 b9 b9")), "s1")
+    h = H(hd.PP.hand, (("peng", "b1 b1 b1"), ("chi", "s2 s2 b2"), ("wei", "b9 b9 b9")), "s1")
     check(ev(h), 22, 3, 1, 3, ())
 
 
@@ -435,7 +413,7 @@ def test_dealt_hand_without_tianhu_flag():
     ],
 )
 def test_dihu(rules, fan, names):
-    check(ev(R9, rules, dihu=True), 21, 3, fan, 3 * fan, names)
+    check(ev(hd.R9, rules, dihu=True), 21, 3, fan, 3 * fan, names)
 
 
 def test_tianhu_excludes_dihu():
@@ -445,7 +423,7 @@ def test_tianhu_excludes_dihu():
 
 def test_dihu_is_a_mingtang_for_the_15_minimum():
     # H15 (15 huxi) wins in huaihua as 地胡: tun 1, fan 3.
-    check(ev(H15, dihu=True), 15, 1, 3, 3, ("地胡",))
+    check(ev(hd.H15, dihu=True), 15, 1, 3, 3, ("地胡",))
 
 
 # ---- forced 天胡 (R-START-1) -------------------------------------------------------------
@@ -589,65 +567,65 @@ def test_14_huxi_never_wins(rules):
 
 def test_huaihua_pinghu_boundaries():
     # huaihua 平胡 needs 18 huxi (section 9). Hands have red 3 or 4, no 名堂.
-    assert ev(H15) is None
-    assert ev(H17) is None
-    check(ev(H18), 18, 2, 1, 2, (), red=4, big=12, small=9)  # tun 1 + 3//3 = 2
+    assert ev(hd.H15) is None
+    assert ev(hd.H17) is None
+    check(ev(hd.H18), 18, 2, 1, 2, (), red=4, big=12, small=9)  # tun 1 + 3//3 = 2
     check(ev(H20), 20, 2, 1, 2, (), red=3, big=12, small=9)  # tun 1 + 5//3 = 2
     check(ev(H21), 21, 3, 1, 3, (), red=4, big=12, small=9)  # tun 1 + 6//3 = 3
 
 
 def test_huaihua_15_with_a_mingtang():
     # >= 15 with at least one 名堂: 海底胡 2 -> tun 1 x 2 = 2; H17: tun 1 + 2//3 = 1.
-    check(ev(H15, haidi=True), 15, 1, 2, 2, ("海底胡",), red=3, big=9, small=12)
-    check(ev(H17, haidi=True), 17, 1, 2, 2, ("海底胡",))
+    check(ev(hd.H15, haidi=True), 15, 1, 2, 2, ("海底胡",), red=3, big=9, small=12)
+    check(ev(hd.H17, haidi=True), 17, 1, 2, 2, ("海底胡",))
 
 
 def test_huaihua_15_as_zimo():
     # >= 15 as 自摸 when zimo_15 (default on): tun 1 + 1 = 2, fan 1.
-    check(ev(H15, self_drawn=True), 15, 2, 1, 2, ("自摸",))
-    check(ev(H17, self_drawn=True), 17, 2, 1, 2, ("自摸",))
-    check(ev(H18, self_drawn=True), 18, 3, 1, 3, ("自摸",))
+    check(ev(hd.H15, self_drawn=True), 15, 2, 1, 2, ("自摸",))
+    check(ev(hd.H17, self_drawn=True), 17, 2, 1, 2, ("自摸",))
+    check(ev(hd.H18, self_drawn=True), 18, 3, 1, 3, ("自摸",))
 
 
 def test_huaihua_15_as_zimo_switched_off():
     rules = get_rules("huaihua", zimo_15=False)
-    assert ev(H15, rules, self_drawn=True) is None
-    assert ev(H17, rules, self_drawn=True) is None
+    assert ev(hd.H15, rules, self_drawn=True) is None
+    assert ev(hd.H17, rules, self_drawn=True) is None
     # 18 is a 平胡 anyway; and a 名堂 still opens the 15 door.
-    check(ev(H18, rules, self_drawn=True), 18, 3, 1, 3, ("自摸",))
-    check(ev(H15, rules, self_drawn=True, haidi=True), 15, 2, 2, 4, ("海底胡", "自摸"))
+    check(ev(hd.H18, rules, self_drawn=True), 18, 3, 1, 3, ("自摸",))
+    check(ev(hd.H15, rules, self_drawn=True, haidi=True), 15, 2, 2, 4, ("海底胡", "自摸"))
 
 
 def test_huaihua_no_zimo15_rule_file():
     rules = load_rules(CONFIGS / "huaihua-no-zimo15.yaml")
-    assert ev(H15, rules, self_drawn=True) is None
+    assert ev(hd.H15, rules, self_drawn=True) is None
 
 
 def test_zimo_tun_off():
     # R-WIN-4: 自摸 adds a tun "where the preset says so".
     rules = get_rules("huaihua", zimo_tun=False)
-    check(ev(R9, rules, self_drawn=True), 21, 3, 1, 3, ())
+    check(ev(hd.R9, rules, self_drawn=True), 21, 3, 1, 3, ())
 
 
 @pytest.mark.parametrize("rules", ["classic", "zipai"])
 def test_15_huxi_pinghu_wins_in_classic_and_zipai(rules):
     # classic: >= 15 huxi; zipai inherits min 15 (pinghu 15).
-    check(ev(H15, rules), 15, 1, 1, 1, ())
-    check(ev(H17, rules), 17, 1, 1, 1, ())
-    check(ev(H18, rules), 18, 2, 1, 2, ())
-    check(ev(H15, rules, self_drawn=True), 15, 2, 1, 2, ("自摸",))
+    check(ev(hd.H15, rules), 15, 1, 1, 1, ())
+    check(ev(hd.H17, rules), 17, 1, 1, 1, ())
+    check(ev(hd.H18, rules), 18, 2, 1, 2, ())
+    check(ev(hd.H15, rules, self_drawn=True), 15, 2, 1, 2, ("自摸",))
 
 
 def test_huaihua_468_pinghu_boundaries():
     # "as huaihua": 平胡 from 18.
-    assert ev(H17, "huaihua-468") is None
-    check(ev(H18, "huaihua-468"), 18, 2, 1, 2, ())
-    check(ev(H15, "huaihua-468", haidi=True), 15, 1, 6, 6, ("海底胡",))
+    assert ev(hd.H17, "huaihua-468") is None
+    check(ev(hd.H18, "huaihua-468"), 18, 2, 1, 2, ())
+    check(ev(hd.H15, "huaihua-468", haidi=True), 15, 1, 6, 6, ("海底胡",))
 
 
 @pytest.mark.parametrize(
     "h, huxi, tun",
-    [(H15, 15, 1), (H17, 17, 1), (H18, 18, 2), (H20, 20, 2), (H21, 21, 3)],
+    [(hd.H15, 15, 1), (hd.H17, 17, 1), (hd.H18, 18, 2), (H20, 20, 2), (H21, 21, 3)],
 )
 def test_tun_formula(h, huxi, tun):
     # R-SCORE-1: 15 -> 1, 18 -> 2, 20 -> 2, 21 -> 3 (seeds 000/002/004); classic lets 平胡 show it.
@@ -859,17 +837,17 @@ def test_four_in_hand_count_as_ti():
 
 
 def test_inputs_in_any_notation():
-    a = ev(R9)
+    a = ev(hd.R9)
     b = evaluate_win("六八陆柒捌一二三", [("chi", "贰柒拾"), ("chi", "二七十"), ("peng", "肆肆肆"),
                                           ("wei", "玖玖玖")], "七")
-    c = evaluate_win(parse(R9.hand), [(t, parse(x)) for t, x in TR], parse("s7")[0])
-    d = evaluate_win(R9.hand, list(reversed(TR)), "s7", rules=get_rules("huaihua"))
+    c = evaluate_win(parse(hd.R9.hand), [(t, parse(x)) for t, x in hd.TR], parse("s7")[0])
+    d = evaluate_win(hd.R9.hand, list(reversed(hd.TR)), "s7", rules=get_rules("huaihua"))
     assert a == b == c == d
 
 
 def test_order_does_not_matter():
-    hand = parse(R13.hand)
-    assert ev(R13) == evaluate_win(list(reversed(hand)), TR[::-1], "s3")
+    hand = parse(hd.R13.hand)
+    assert ev(hd.R13) == evaluate_win(list(reversed(hand)), hd.TR[::-1], "s3")
 
 
 @pytest.mark.parametrize(

@@ -11,20 +11,9 @@ from paohuzi_env.agents import SearchAgent, decide, make_agent
 from paohuzi_env.agents.search import _knowledge, _sample_deck, _world, parse_search_spec
 from paohuzi_env.engine import Game as PyGame
 from paohuzi_env.rules import preset_names
+from tests.positions import expert_positions
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="the search needs the compiled core")
-
-
-def _positions(rules: str, seed: int, seat: int, every: int = 1):
-    """Games (fast.Game) advanced by expert play to each decision of ``seat`` with a choice."""
-    g = fast.Game(rules, seed=seed)
-    n = 0
-    while not g.done:
-        if g.current_player == seat and len(g.legal_actions()) > 1:
-            if n % every == 0:
-                yield g.clone()
-            n += 1
-        g.step(g.expert_action())
 
 
 @pytest.mark.parametrize("rules", preset_names())
@@ -48,7 +37,7 @@ def test_sampled_worlds_agree_with_all_the_seat_knows(rules):
     checked = 0
     for seed in range(3):
         for seat in range(3):
-            for g in _positions(rules, 10 + seed, seat, every=3):
+            for g in expert_positions(rules, 10 + seed, seat, every=3):
                 kn = _knowledge(g, seat)
                 for _ in range(3):
                     deck = _sample_deck(kn, rng)
@@ -115,7 +104,7 @@ def test_decisions_do_not_depend_on_the_hidden_cards(options):
     compared = 0
     for seed in range(4):
         seat = seed % 3
-        for g in _positions("huaihua", 40 + seed, seat, every=4):
+        for g in expert_positions("huaihua", 40 + seed, seat, every=4):
             variants = _hidden_variants(g, seat, rng, want=2)
             if not variants:
                 continue

@@ -37,6 +37,8 @@ from paohuzi_env.actions import NUM_ACTIONS
 from paohuzi_env.agents import decide, make_agent
 from paohuzi_env.rules import Rules, as_rules
 
+from .batch import tick_buffers
+
 COMPILED = ("expert", "greedy")
 """Specs the VectorGame decides in C++ exactly as the per-decision path's bots decide."""
 
@@ -199,14 +201,7 @@ def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], s
 
     for i in range(n):
         fill(i)
-    obs = np.empty((n, vg.obs_size), np.float32)
-    mask = np.empty((n, NUM_ACTIONS), np.int8)
-    seat = np.empty(n, np.int64)
-    dec = np.empty(n, np.int64)
-    actions = np.empty(n, np.int64)
-    prior = np.zeros(n, np.int64)
-    rewards = np.empty((n, 3), np.float32)
-    done = np.empty(n, np.bool_)
+    obs, mask, seat, dec, actions, prior, rewards, done = tick_buffers(vg)
     idx = np.arange(n)
     while any(sg is not None for sg in slot_game):
         vg.observe(obs, mask, seat, dec)

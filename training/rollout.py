@@ -33,7 +33,7 @@ from paohuzi_env.backend import resolve_backend, vector_game_class
 from paohuzi_env.reference import ReferenceGame
 from paohuzi_env.rewards import reward_from_scores
 
-from .batch import finish_batch, new_batch, take_carry, trajectory_gae
+from .batch import finish_batch, new_batch, take_carry, tick_buffers, trajectory_gae
 from .config import PPOConfig
 from .model import ActorCritic, model_for
 
@@ -140,14 +140,7 @@ class Rollout:
             self._start()
         vg = self.vg
         n = vg.num_hands
-        obs = np.empty((n, vg.obs_size), np.float32)
-        mask8 = np.empty((n, NUM_ACTIONS), np.int8)
-        seat = np.empty(n, np.int64)
-        decision = np.empty(n, np.int64)
-        actions = np.zeros(n, np.int64)
-        prior = np.zeros(n, np.int64)
-        rewards = np.empty((n, 3), np.float32)
-        done = np.empty(n, np.bool_)
+        obs, mask8, seat, decision, actions, prior, rewards, done = tick_buffers(vg)
         state = np.empty((n, vg.state_size), np.float32) if cfg.central_critic else None
         r_act = np.zeros((n, 3), np.float32)
         r_pri = np.zeros((n, 3), np.float32)

@@ -185,9 +185,7 @@ View view_from_python(py::handle pv) {
 // is a TypeError.
 const Rules& rules_of(py::handle rules) {
     if (!PyUnicode_Check(rules.ptr())) {
-        // leaked on purpose: no destructor runs after the interpreter is gone
-        static py::object* cls = new py::object(py::module_::import("paohuzi_env.rules").attr("Rules"));
-        if (!py::isinstance(rules, *cls))
+        if (!py::isinstance(rules, python_attr("paohuzi_env.rules", "Rules")))
             type_error("rules must be a paohuzi_env.rules.Rules or a preset name, got " +
                        type_name(rules));
     }

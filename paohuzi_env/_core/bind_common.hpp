@@ -5,6 +5,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstring>
+#include <utility>
 #include <vector>
 
 #include "common.hpp"
@@ -12,6 +14,19 @@
 #include "scoring.hpp"
 
 namespace phz {
+
+// The Python object `module.attr` (a class or function of paohuzi_env), imported on first use
+// and kept for the process. Leaked on purpose: Python objects must not be destroyed after the
+// interpreter is finalised. A handful of distinct (module, attr) pairs, looked up by content.
+inline pybind11::object& python_attr(const char* module, const char* attr) {
+    static std::vector<std::pair<std::pair<const char*, const char*>, pybind11::object*>> table;
+    for (auto& e : table)
+        if (std::strcmp(e.first.first, module) == 0 && std::strcmp(e.first.second, attr) == 0)
+            return *e.second;
+    auto* obj = new pybind11::object(pybind11::module_::import(module).attr(attr));
+    table.push_back({{module, attr}, obj});
+    return *obj;
+}
 
 // A paohuzi_env.rules.Rules (or a preset name, via rules.as_rules) as a phz::Rules. Cached: by
 // the object's identity first (a strong reference is kept, so an id is never reused), then by

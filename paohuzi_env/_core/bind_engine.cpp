@@ -31,17 +31,6 @@ namespace phz {
 
 namespace {
 
-// Leaked on purpose: Python objects must not be destroyed after the interpreter is finalised.
-py::object& cached(const char* module, const char* attr) {
-    // a handful of distinct (module, attr) pairs, each a string literal
-    static std::vector<std::pair<std::pair<const char*, const char*>, py::object*>> table;
-    for (auto& e : table)
-        if (e.first.first == module && e.first.second == attr) return *e.second;
-    auto* obj = new py::object(py::module_::import(module).attr(attr));
-    table.push_back({{module, attr}, obj});
-    return *obj;
-}
-
 const char* const DECISION_NAMES[5] = {"tianhu", "hu", "claim", "bi", "discard"};
 const char* const SOURCE_NAMES[3] = {"draw", "discard", "liang"};
 
@@ -229,7 +218,7 @@ py::object view_to_python(const View& v) {
     kw["wang"] = v.wang;
     kw["wang_shown"] = int_tuple(v.wang_shown);
     kw["jokers"] = v.jokers;
-    return cached("paohuzi_env.engine", "PlayerView")(**kw);
+    return python_attr("paohuzi_env.engine", "PlayerView")(**kw);
 }
 
 py::object result_to_python(const Game& g) {
@@ -398,7 +387,7 @@ void bind_engine(py::module_& m) {
         try {
             if (p) std::rethrow_exception(p);
         } catch (const IllegalAction& e) {
-            py::object cls = cached("paohuzi_env.engine", "IllegalActionError");
+            py::object cls = python_attr("paohuzi_env.engine", "IllegalActionError");
             PyErr_SetString(cls.ptr(), e.what());
         }
     });

@@ -19,17 +19,8 @@ namespace phz {
 
 namespace {
 
-// Leaked on purpose: Python objects must not be destroyed after the interpreter is finalised.
-py::object& py_rules_class() {
-    static py::object* cls =
-        new py::object(py::module_::import("paohuzi_env.rules").attr("Rules"));
-    return *cls;
-}
-py::object& py_as_rules() {
-    static py::object* f =
-        new py::object(py::module_::import("paohuzi_env.rules").attr("as_rules"));
-    return *f;
-}
+py::object& py_rules_class() { return python_attr("paohuzi_env.rules", "Rules"); }
+py::object& py_as_rules() { return python_attr("paohuzi_env.rules", "as_rules"); }
 struct RulesCache {
     std::deque<Rules> store;                    // id = index + 1; never moves
     std::unordered_map<PyObject*, int> by_identity;  // holds a strong reference to each key

@@ -24,11 +24,10 @@ namespace phz {
 
 namespace {
 
-// Leaked on purpose: Python objects must not be destroyed after the interpreter is finalised.
+// Kept in a static reference: win_to_python calls this on every new Win.
 py::object& py_win_class() {
-    static py::object* cls =
-        new py::object(py::module_::import("paohuzi_env.scoring").attr("Win"));
-    return *cls;
+    static py::object& cls = python_attr("paohuzi_env.scoring", "Win");
+    return cls;
 }
 
 
@@ -47,7 +46,7 @@ py::tuple ints_to_tuple(const std::vector<int>& v) {
     return py::reinterpret_steal<py::tuple>(t);
 }
 
-// Interned Python strings, made once and kept (leaked: see py_win_class).
+// Interned Python strings, made once and kept (leaked: see python_attr in bind_common.hpp).
 PyObject* interned(const char* s) {
     static auto* cache = new std::unordered_map<std::string, PyObject*>();
     auto it = cache->find(s);
