@@ -4,6 +4,7 @@ JSON as the per-decision path for the same seed."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -117,3 +118,23 @@ def test_only_network_specs_take_the_batched_path():
     assert batched_eval.chunk_size(20000, 2) == 2000
     assert batched_eval.chunk_size(3, 2) == 1
     assert np.all(np.asarray([batched_eval.chunk_size(d, 4) for d in range(1, 50)]) >= 1)
+
+
+def test_a_checkpoint_spec_names_the_file_it_loads_now(tmp_path, monkeypatch):
+    """The per-process network cache is keyed by the file, not the spec's text: the same
+    relative ``checkpoint:p.pt`` in another folder, or the file written again, is another
+    network (a stale cache once played an earlier test's network in a later one)."""
+    import shutil
+
+    from paohuzi_env.rules import get_rules
+    from training import batched_eval
+
+    rules = get_rules("huaihua")
+    shipped = Path(__file__).resolve().parent.parent / "checkpoints" / "shipped"
+    for name, prior in (("pure-network.pt", None), ("policy.pt", "expert")):
+        folder = tmp_path / name
+        folder.mkdir()
+        shutil.copy(shipped / name, folder / "p.pt")
+        monkeypatch.chdir(folder)
+        net = batched_eval._net_for("checkpoint:p.pt", rules)
+        assert net is not None and net.prior == prior

@@ -27,6 +27,7 @@ The search gets no batching here: when the compiled search (``fast.Game.search_a
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -78,11 +79,24 @@ def network_of(agent: Any) -> _Net | None:
     return None
 
 
-_NETS: dict[tuple[str, str], _Net | None] = {}
+_NETS: dict[tuple[str, str, tuple], _Net | None] = {}
+
+
+def _file_identity(spec: str) -> tuple:
+    """What names the network a ``checkpoint:PATH`` spec loads: the file's absolute path, size
+    and modification time (a relative path, or a file written again, is another network)."""
+    if not spec.startswith("checkpoint:"):
+        return ()
+    path = os.path.abspath(spec.split(":", 1)[1])
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (path,)
+    return (path, st.st_size, st.st_mtime_ns)
 
 
 def _net_for(spec: str, rules: Rules) -> _Net | None:
-    key = (spec, repr(rules))
+    key = (spec, repr(rules), _file_identity(spec))
     if key not in _NETS:
         _NETS[key] = (None if spec in COMPILED or spec == "random" or spec.startswith("search")
                       else network_of(make_agent(spec, seed=0, rules=rules)))
