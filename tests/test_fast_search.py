@@ -6,6 +6,8 @@ and its errors on bad input."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -132,6 +134,35 @@ def test_threads_do_not_change_the_answer_and_pruning_plays_fewer():
         compared += 1
     assert compared >= 3
     assert pruned_playouts < full_playouts
+
+
+def test_top_plays_out_only_the_bots_best_actions():
+    """``top=K``: the rollout bot's choice and the K - 1 actions it values next are played out;
+    the others never (played 0, NaN mean). The bot's values give the bot's own choice first."""
+    seen = 0
+    positions = (g for seed in range(11, 31) for g in expert_positions("huaihua", seed, 0))
+    for g in positions:
+        legal = g.legal_actions()
+        if len(legal) < 4 or 59 in legal:  # 59: HU, taken without a search
+            continue
+        for k in (2, 3):
+            r = core_search(g, 0, seed=5, samples=6, prune=0, top=k)
+            played = [a for a, n in zip(r["legal"], r["played"]) if n > 0]
+            assert len(played) == k and g.expert_action() in played
+            assert r["choice"] in played
+            assert all(math.isnan(m) for m, n in zip(r["means"], r["played"]) if n == 0)
+        # top at least the number of legal actions: the full search
+        assert core_search(g, 0, seed=5, samples=6, prune=0, top=len(legal)) == \
+            core_search(g, 0, seed=5, samples=6, prune=0)
+        seen += 1
+        if seen == 4:
+            break
+    assert seen == 4
+    g = next(expert_positions("huaihua", 11, 0))
+    for opts, msg in [({"top": 1}, "top must be 0"), ({"top": -2}, "top must be 0"),
+                      ({"top": 3, "rollout": "random"}, "rollout=random")]:
+        with pytest.raises(ValueError, match=msg):
+            core_search(g, 0, seed=0, **opts)
 
 
 def test_vector_search_asks_only_the_marked_hands():

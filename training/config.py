@@ -104,6 +104,28 @@ class PPOConfig:
     """Epochs over the behaviour-cloning data."""
     bc_learning_rate: float = 1e-3
     """Adam learning rate of the behaviour-cloning warm start."""
+    distill_labels: list = field(default_factory=list)
+    """Distillation (:mod:`training.distill`): label directories written by
+    ``python -m training.label`` to fit the network to before PPO (empty: no distillation)."""
+    distill_epochs: int = 10
+    """Epochs over the labels (raise it and run again to continue a finished phase)."""
+    distill_temperature: float = 1.0
+    """T of the soft target ``softmax(mean / T)`` over the search's per-action mean points."""
+    distill_soft: float = 0.5
+    """Weight of the soft target; the search's chosen action gets ``1 - distill_soft``."""
+    distill_learning_rate: float = 1e-3
+    """Adam learning rate of the distillation phase."""
+    distill_holdout: float = 0.05
+    """Share of the labelled hands held out to measure agreement and value loss (0: none)."""
+    init_from: str = ""
+    """A checkpoint whose network a fresh run starts from (e.g. a distilled run's ``final.pt``):
+    the actor always, the critic when its shape matches (else a fresh critic)."""
+    kl_coef: float = 0.0
+    """PPO with a KL penalty ``kl_coef * KL(policy || reference)`` over the legal actions,
+    the reference being the network the PPO phase started from (after distillation or
+    ``init_from``), frozen; 0: none."""
+    kl_decay_steps: int = 0
+    """The penalty decays linearly to 0 over this many learner steps (0: constant)."""
     eval_every: int = 25
     """Iterations between evaluations through the duplicate-deal harness (0: never)."""
     eval_deals: int = 100
@@ -210,7 +232,10 @@ def validate(cfg: PPOConfig) -> None:
         raise ValueError(f"config 'save_records' must be >= 0, got {cfg.save_records}")
     if cfg.save_minutes < 0:
         raise ValueError(f"config 'save_minutes' must be >= 0, got {cfg.save_minutes}")
-    for name in ("total_steps", "games_per_worker", "steps_per_worker", "hidden",
+    if cfg.total_steps < (0 if cfg.distill_labels else 1):
+        raise ValueError(f"config 'total_steps' must be >= 1 (0 only with distill_labels: "
+                         f"distillation alone), got {cfg.total_steps}")
+    for name in ("games_per_worker", "steps_per_worker", "hidden",
                  "update_epochs", "minibatch_size"):
         if getattr(cfg, name) < 1:
             raise ValueError(f"config {name!r} must be >= 1, got {getattr(cfg, name)}")
@@ -241,6 +266,26 @@ def validate(cfg: PPOConfig) -> None:
     if cfg.prior != "none" and cfg.bc_steps:
         raise ValueError("config 'bc_steps' must be 0 when 'prior' is set: the prior already "
                          "plays the bot's choices, so there is nothing to clone")
+    if cfg.distill_labels:
+        if not all(isinstance(d, str) and d for d in cfg.distill_labels):
+            raise ValueError("config 'distill_labels' must be a list of label directories")
+        if cfg.prior != "none" or cfg.central_critic or cfg.bc_steps:
+            raise ValueError("config 'distill_labels' trains a plain network from the seat's "
+                             "observation: it needs prior: none, central_critic: false and "
+                             "bc_steps: 0 (PPO after it may use a central critic: start a "
+                             "second run with init_from)")
+    if cfg.distill_epochs < 0 or cfg.distill_temperature <= 0 or cfg.distill_learning_rate <= 0:
+        raise ValueError("config 'distill_epochs' must be >= 0, 'distill_temperature' and "
+                         "'distill_learning_rate' > 0")
+    if not 0 <= cfg.distill_soft <= 1 or not 0 <= cfg.distill_holdout <= 0.5:
+        raise ValueError(f"config 'distill_soft' must be in [0, 1] and 'distill_holdout' in "
+                         f"[0, 0.5], got {cfg.distill_soft} and {cfg.distill_holdout}")
+    if cfg.kl_coef < 0 or cfg.kl_decay_steps < 0:
+        raise ValueError(f"config 'kl_coef' and 'kl_decay_steps' must be >= 0, got "
+                         f"{cfg.kl_coef} and {cfg.kl_decay_steps}")
+    if cfg.init_from and cfg.distill_labels:
+        raise ValueError("config 'init_from' and 'distill_labels' exclude each other: "
+                         "distillation starts from a fresh network")
     if cfg.backend not in ("auto", "fast", "python"):
         raise ValueError(f"config 'backend' must be auto, fast or python, got {cfg.backend!r}")
     if cfg.device not in ("auto", "cpu", "cuda"):

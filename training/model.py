@@ -80,13 +80,16 @@ class ActorCritic(nn.Module):
         x = obs
         return self.critic(x).squeeze(-1)
 
-    def evaluate(self, obs, mask, action, extra=None, prior=None):
-        """log-prob of ``action``, entropy over legal actions, and value."""
+    def evaluate(self, obs, mask, action, extra=None, prior=None, full: bool = False):
+        """log-prob of ``action``, entropy over legal actions, and value (and, with ``full``,
+        the log-probabilities of every action as a fourth item)."""
         logits = self.masked_logits(obs, mask, prior)
         logp_all = torch.log_softmax(logits, dim=-1)
         p = logp_all.exp()
         entropy = -(torch.where(mask, p * logp_all, torch.zeros_like(p))).sum(-1)
         logp = logp_all.gather(-1, action.unsqueeze(-1)).squeeze(-1)
+        if full:
+            return logp, entropy, self.value(obs, extra), logp_all
         return logp, entropy, self.value(obs, extra)
 
 

@@ -106,6 +106,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
     worker_states = None
     eval_history: list[dict] = []
     iteration_seconds: list[float] = []  # wall time of each iteration (training.bench reads it)
+    ref = None  # the network PPO started from (distilled or init_from), for the KL penalty
     if resume:
         data = _resume_state(resume, cfg, log, trust)
         model.load_state_dict(data["model"])
@@ -117,6 +118,8 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
         torch.set_rng_state(data["torch_rng_state"])
         worker_states = data["worker_rng_states"]
         eval_history = data.get("eval_history", [])
+        if data.get("kl_ref") is not None:
+            ref = _frozen(model_for(cfg).to(device), data["kl_ref"])
         log(f"resumed {resume} at step {global_step} (iteration {iteration})")
     if cfg.ray:
         from .workers import connect
@@ -140,6 +143,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
             "rng_state": rng.bit_generator.state, "torch_rng_state": torch.get_rng_state(),
             "worker_rng_states": states, "eval_history": eval_history,
             "iteration_seconds": iteration_seconds[-1000:],
+            **({"kl_ref": ref.state_dict()} if ref is not None else {}),
         })
 
     vg_cls = vector_game_class(cfg.backend)
@@ -156,6 +160,18 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
         f"{ckpt_path.name} and stops; resume with --resume {ckpt_path}")
     if cfg.bc_steps and global_step == 0 and not resume:
         behaviour_clone(model, optimizer, cfg, device, rng, log)
+    if cfg.init_from and global_step == 0 and not resume:
+        _init_from(model, cfg, log, trust)
+    if cfg.distill_labels and global_step == 0 and not resume:
+        from .distill import distill
+
+        distill(model, optimizer, cfg, device, rng, log, writer, ckpt_dir)
+        for group in optimizer.param_groups:
+            group["lr"] = cfg.learning_rate
+        optimizer.state.clear()  # PPO's Adam moments start afresh
+    if ref is None and global_step == 0 and not resume and (
+            cfg.kl_coef > 0 or cfg.init_from or cfg.distill_labels):
+        ref = _frozen(model_for(cfg).to(device), model.state_dict())
     if cfg.torch_threads:  # the PPO loop's update (behaviour cloning above used torch's default)
         torch.set_num_threads(cfg.torch_threads)
     log(f"starting {n_workers} rollout worker(s)" + (" as Ray actors" if cfg.ray else "") + "...")
@@ -194,7 +210,8 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
                 ask(iteration + 1)  # collected while this batch trains: one iteration of lag
             # 2. the update
             t1 = time.perf_counter()
-            stats = ppo_update(model, optimizer, batch, cfg, device, rng)
+            stats = ppo_update(model, optimizer, batch, cfg, device, rng, ref,
+                               kl_coef_at(cfg, global_step))
             t_upd = time.perf_counter() - t1
             global_step += n
             iteration += 1
@@ -254,6 +271,35 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
     log(f"final checkpoint: {final_path} ({global_step} steps, {t_train:.0f} s, "
         f"{global_step / max(t_train, 1e-9):.0f} steps/s)")
     return final_path
+
+
+def _frozen(model, state: dict):
+    """``model`` with ``state`` loaded, in eval mode and without gradients (the KL reference)."""
+    model.load_state_dict(state)
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model
+
+
+def _init_from(model, cfg: PPOConfig, log, trust: bool | None) -> None:
+    """Start from ``cfg.init_from``'s network: its actor, and its critic when the shapes match
+    (a distilled plain critic under a central-critic config is left fresh)."""
+    from .checkpoint import load_checkpoint
+
+    data = load_checkpoint(cfg.init_from, rules=cfg.resolved_rules, trust=trust)
+    src = data["model"]
+    own = model.state_dict()
+    actor = {k: v for k, v in src.items() if k.startswith("actor.")}
+    bad = [k for k, v in actor.items() if k not in own or own[k].shape != v.shape]
+    if bad or len(actor) != sum(k.startswith("actor.") for k in own):
+        raise ValueError(f"init_from {cfg.init_from}: its actor does not fit this config's "
+                         f"network (hidden {cfg.hidden}, prior {cfg.prior!r}); mismatched: {bad}")
+    critic = {k: v for k, v in src.items() if k.startswith("critic.")}
+    fits = all(k in own and own[k].shape == v.shape for k, v in critic.items()) and critic
+    model.load_state_dict({**own, **actor, **(critic if fits else {})})
+    log(f"init_from {cfg.init_from}: actor loaded, critic "
+        + ("loaded" if fits else "fresh (its shape differs: e.g. a central critic)"))
 
 
 def _log_iteration(writer, step: int, batches: list[dict], stats: dict, n: int, dt: float,
@@ -341,20 +387,44 @@ class _StopFlag:
 # ---------------------------------------------------------------------- the update
 
 
-def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng) -> dict:
-    """CleanRL-style clipped PPO epochs over one batch; masks are reapplied on recompute."""
+def kl_coef_at(cfg: PPOConfig, step: int) -> float:
+    """The KL penalty's coefficient after ``step`` learner steps (``kl_coef`` decaying linearly
+    to 0 over ``kl_decay_steps``; constant when that is 0)."""
+    if cfg.kl_decay_steps <= 0:
+        return cfg.kl_coef
+    return cfg.kl_coef * max(0.0, 1.0 - step / cfg.kl_decay_steps)
+
+
+def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
+               kl_coef: float = 0.0) -> dict:
+    """CleanRL-style clipped PPO epochs over one batch; masks are reapplied on recompute.
+
+    ``ref`` (a frozen :class:`~training.model.ActorCritic`, the network PPO started from): the
+    mean ``KL(policy || ref)`` over the legal actions is reported (``kl_ref``) and, with
+    ``kl_coef`` > 0, added to the loss with that weight, so that PPO does not undo what was
+    distilled unless the gain is worth it."""
     n = len(batch["action"])
     t = {k: torch.as_tensor(v, device=device) for k, v in batch.items()}
     extra = t["extra"] if cfg.central_critic else None
     clipfracs: list[float] = []
+    kls: list[float] = []
     stats: dict[str, float] = {}
     for _epoch in range(cfg.update_epochs):
         perm = rng.permutation(n)
         for start in range(0, n, cfg.minibatch_size):
             mb = torch.as_tensor(perm[start:start + cfg.minibatch_size], device=device)
-            logp, entropy, value = model.evaluate(
+            logp, entropy, value, logp_all = model.evaluate(
                 t["obs"][mb], t["mask"][mb], t["action"][mb],
-                None if extra is None else extra[mb], t["prior"][mb])
+                None if extra is None else extra[mb], t["prior"][mb], full=True)
+            kl_ref = None
+            if ref is not None:
+                with torch.no_grad():
+                    ref_logp = torch.log_softmax(
+                        ref.masked_logits(t["obs"][mb], t["mask"][mb], t["prior"][mb]), dim=-1)
+                m = t["mask"][mb]
+                kl_ref = torch.where(m, logp_all.exp() * (logp_all - ref_logp),
+                                     torch.zeros_like(logp_all)).sum(-1).mean()
+                kls.append(kl_ref.item())
             logratio = logp - t["logp"][mb]
             ratio = logratio.exp()
             with torch.no_grad():
@@ -375,6 +445,8 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng) -> dict:
                 v_loss = 0.5 * ((value - ret) ** 2).mean()
             ent = entropy.mean()
             loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+            if kl_ref is not None and kl_coef > 0:
+                loss = loss + kl_coef * kl_ref
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
@@ -388,6 +460,8 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng) -> dict:
         approx_kl=approx_kl.item(), clipfrac=float(np.mean(clipfracs)),
         explained_variance=float("nan") if var_y == 0 else float(1 - np.var(y_true - y_pred) / var_y),
     )
+    if kls:
+        stats.update(kl_ref=float(np.mean(kls)), kl_coef=kl_coef)
     return stats
 
 

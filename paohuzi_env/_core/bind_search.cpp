@@ -39,7 +39,7 @@ RngTuple rng_to(const Pcg64& r) {
 
 SearchOptions options(int samples, int playouts, const std::string& rollout, double z,
                       double margin, double budget_ms, int tries, int prune, double prune_z,
-                      int threads, bool prune_bar) {
+                      int threads, bool prune_bar, int top) {
     SearchOptions o;
     if (samples < 1 || playouts < 1)
         throw py::value_error("samples and playouts must be at least 1, got samples=" +
@@ -57,6 +57,10 @@ SearchOptions options(int samples, int playouts, const std::string& rollout, dou
                               std::to_string(tries) + ", prune=" + std::to_string(prune));
     if (threads < 1 || threads > 256)
         throw py::value_error("threads must be 1..256, got " + std::to_string(threads));
+    if (top < 0 || top == 1)
+        throw py::value_error("top must be 0 (every action) or at least 2, got " + std::to_string(top));
+    if (top > 0 && o.rollout == P_RANDOM)
+        throw py::value_error("top ranks actions by the rollout bot's values: not with rollout=random");
     if (o.rollout != P_RANDOM && !bots_linked())
         throw py::value_error("the compiled bots are not part of this build");
     o.samples = samples;
@@ -69,6 +73,7 @@ SearchOptions options(int samples, int playouts, const std::string& rollout, dou
     o.prune_z = prune_z;
     o.prune_bar = prune_bar;
     o.threads = threads;
+    o.top = top;
     return o;
 }
 
@@ -100,10 +105,10 @@ void bind_search(py::module_& m) {
         "search_action",
         [](const Game& g, int seat, const RngTuple& rng_state, int samples, int playouts,
            const std::string& rollout, double z, double margin, double budget_ms, int tries,
-           int prune, double prune_z, int threads, bool prune_bar) {
+           int prune, double prune_z, int threads, bool prune_bar, int top) {
             acting_seat(g, seat);
             const SearchOptions o = options(samples, playouts, rollout, z, margin, budget_ms,
-                                            tries, prune, prune_z, threads, prune_bar);
+                                            tries, prune, prune_z, threads, prune_bar, top);
             Pcg64 rng = rng_from(rng_state);
             SearchResult r;
             const Game own(g);  // another Python thread may step `g` while the GIL is released
@@ -119,7 +124,7 @@ void bind_search(py::module_& m) {
         py::arg("playouts") = 256, py::arg("rollout") = "expert", py::arg("z") = 2.0,
         py::arg("margin") = 0.0, py::arg("budget_ms") = 0.0, py::arg("tries") = 8,
         py::arg("prune") = 0, py::arg("prune_z") = 1.0, py::arg("threads") = 1,
-        py::arg("prune_bar") = false,
+        py::arg("prune_bar") = false, py::arg("top") = 0,
         "The search's action for `seat` in `game` (a dict: choice, worlds, attempts, playouts, "
         "legal, means, ses, played, rng_state).");
 
@@ -160,7 +165,8 @@ void bind_search(py::module_& m) {
         "search_actions",
         [](VectorGame& vg, py::array_t<int64_t, py::array::c_style> out, py::object which,
            uint64_t seed, int samples, int playouts, const std::string& rollout, double z,
-           double margin, int tries, int prune, double prune_z, int threads, bool prune_bar) {
+           double margin, int tries, int prune, double prune_z, int threads, bool prune_bar,
+           int top) {
             const int n = vg.size();
             if (out.ndim() != 1 || out.shape(0) != n)
                 throw py::value_error("out must be an int64 array of shape (" + std::to_string(n) + ",)");
@@ -174,7 +180,7 @@ void bind_search(py::module_& m) {
             if (threads < 1 || threads > 256)
                 throw py::value_error("threads must be 1..256, got " + std::to_string(threads));
             const SearchOptions o = options(samples, playouts, rollout, z, margin, 0.0, tries,
-                                            prune, prune_z, 1, prune_bar);
+                                            prune, prune_z, 1, prune_bar, top);
             int64_t* dst = out.mutable_data();
             {
                 py::gil_scoped_release nogil;
@@ -213,6 +219,7 @@ void bind_search(py::module_& m) {
         py::arg("samples") = 32, py::arg("playouts") = 256, py::arg("rollout") = "expert",
         py::arg("z") = 2.0, py::arg("margin") = 0.0, py::arg("tries") = 8, py::arg("prune") = 0,
         py::arg("prune_z") = 1.0, py::arg("threads") = 1, py::arg("prune_bar") = false,
+        py::arg("top") = 0,
         "The search's action in each hand `which` marks (all if None), written into `out`.");
 }
 

@@ -479,7 +479,8 @@ struct Agent {
     // _HeuristicAgent._best_discard -> (action, value)
     std::pair<int, double> best_discard(const Counts& hand, const Counts& live, double w,
                                         const std::vector<int>& legal,
-                                        const std::vector<Group>& melds) {
+                                        const std::vector<Group>& melds,
+                                        std::vector<double>* values = nullptr) {
         struct Scored { double v; int a; Counts h; };
         std::vector<Scored> scored;
         scored.reserve(legal.size());
@@ -508,6 +509,12 @@ struct Agent {
                 best_a = s.a;
                 best_v = s.v;
             }
+        if (values) {  // per legal action (a discard option is a kind: legal holds each once)
+            values->assign(legal.size(), NEG_INF);
+            for (const Scored& s : scored)
+                for (size_t i = 0; i < legal.size(); ++i)
+                    if (legal[i] == s.a) (*values)[i] = s.v;
+        }
         return {best_a, best_v};
     }
 
@@ -578,7 +585,7 @@ struct Agent {
     }
 
     // _HeuristicAgent._claim
-    int claim(const std::vector<int>& legal) {
+    int claim(const std::vector<int>& legal, std::vector<double>* values = nullptr) {
         if (!view.has_offer) throw std::invalid_argument("a claim decision needs a card on offer");
         const int c = view.offer_kind;
         if (c < 0 || c >= NUM_KINDS)
@@ -588,7 +595,13 @@ struct Agent {
         const double w = w_huxi();
         int best_a = PASS;
         double best_v = value(view.hand, lv, w) + waits(view.hand, melds(), lv);
-        for (int a : legal) {
+        if (values) {
+            values->assign(legal.size(), NEG_INF);
+            for (size_t i = 0; i < legal.size(); ++i)
+                if (legal[i] == PASS) (*values)[i] = best_v;
+        }
+        for (size_t li = 0; li < legal.size(); ++li) {
+            const int a = legal[li];
             double v;
             if (a == PENG) {
                 Counts h = view.hand;
@@ -615,6 +628,7 @@ struct Agent {
             } else {
                 continue;
             }
+            if (values) (*values)[li] = v;
             if (v > best_v + 1e-9) {
                 best_a = a;
                 best_v = v;
@@ -624,17 +638,20 @@ struct Agent {
     }
 
     // _HeuristicAgent._bi
-    int bi(const std::vector<int>& legal) {
+    int bi(const std::vector<int>& legal, std::vector<double>* values = nullptr) {
         const Counts lv = live();
         const double w = w_huxi();
         int best_a = legal.at(0);
         double best_v = NEG_INF;
-        for (int a : legal) {
+        if (values) values->assign(legal.size(), NEG_INF);
+        for (size_t li = 0; li < legal.size(); ++li) {
+            const int a = legal[li];
             if (!(a >= GROUP_BASE && a < GROUP_BASE + NUM_GROUPS)) continue;
             const auto& g = CHI_GROUPS[a - GROUP_BASE];
             Counts h = view.hand;
             for (int k : g) h[k] -= 1;
             double v = value(h, lv, w) + w * sequence_huxi(g);
+            if (values) (*values)[li] = v;
             if (v > best_v) {
                 best_a = a;
                 best_v = v;
@@ -643,8 +660,11 @@ struct Agent {
         return best_a;
     }
 
-    // _HeuristicAgent.act
-    int act() {
+    // _HeuristicAgent.act. `values` (optional): the agent's own value of each legal action, in
+    // legal's order (-inf: an option it does not weigh, such as a 吃 it cannot complete), or all
+    // 0 where it weighs none (a win, a single option, other decisions).
+    int act(std::vector<double>* values = nullptr) {
+        if (values) values->assign(view.legal.size(), 0.0);
         const std::vector<int>& legal = view.legal;
         table_red = 0;
         for (const TableGroup& g : view.table[view.seat])
@@ -655,10 +675,10 @@ struct Agent {
         if (legal.empty()) throw std::invalid_argument("the view has no legal action to choose");
         if (view.decision == D_DISCARD) {
             const Counts lv = live();
-            return best_discard(view.hand, lv, w_huxi(), legal, melds()).first;
+            return best_discard(view.hand, lv, w_huxi(), legal, melds(), values).first;
         }
-        if (view.decision == D_CLAIM) return claim(legal);
-        if (view.decision == D_BI) return bi(legal);
+        if (view.decision == D_CLAIM) return claim(legal, values);
+        if (view.decision == D_BI) return bi(legal, values);
         return legal[0];
     }
 };
@@ -695,18 +715,23 @@ void check_view(const View& v) {
         if (x < 0 || x > 2) bad("王 shown must be 0..2");
 }
 
-int decide(const Params& p, const View& v, const Rules& rules) {
+int decide(const Params& p, const View& v, const Rules& rules,
+           std::vector<double>* values = nullptr) {
     check_view(v);
     Memos& m = memos();
     Agent agent(p, v, rules, m);
     agent.rules_idx = rules_index(rules, m);
-    return agent.act();
+    return agent.act(values);
 }
 
 }  // namespace
 
 int greedy_action(const View& v, const Rules& rules) { return decide(GREEDY, v, rules); }
 int expert_action(const View& v, const Rules& rules) { return decide(EXPERT, v, rules); }
+int bot_action_values(bool expert, const View& v, const Rules& rules,
+                      std::vector<double>* values) {
+    return decide(expert ? EXPERT : GREEDY, v, rules, values);
+}
 
 void clear_bot_caches() { g_generation.fetch_add(1, std::memory_order_relaxed); }
 

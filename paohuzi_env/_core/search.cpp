@@ -390,15 +390,21 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
                                     (g.done() ? std::string("None, the hand is over")
                                               : std::to_string(g.current_player())) + ")");
     if (opt.samples < 1 || opt.playouts < 1 || opt.tries < 1 || opt.z < 0 || opt.margin < 0 ||
-        opt.budget_ms < 0 || opt.prune < 0 || opt.prune_z < 0 || opt.threads < 1)
+        opt.budget_ms < 0 || opt.prune < 0 || opt.prune_z < 0 || opt.threads < 1 || opt.top < 0 ||
+        (opt.top > 0 && opt.top < 2) || (opt.top > 0 && opt.rollout == P_RANDOM))
         throw std::invalid_argument("bad search options");
     SearchResult r;
     r.legal = g.legal();
     const std::vector<int>& legal = r.legal;
     const size_t na = legal.size();
     int def;
+    std::vector<double> values;  // the bot's own value of each legal action (option top)
     if (opt.rollout == P_RANDOM) {
         def = legal[0];
+    } else if (opt.top > 0 && int(na) > opt.top) {
+        View v;
+        g.fill_view(seat, v);
+        def = bot_action_values(opt.rollout == P_EXPERT, v, g.rules(), &values);
     } else {
         View v;
         def = policy_action(g, opt.rollout, 0, 0, &v);
@@ -423,6 +429,16 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
     };
     std::vector<std::vector<int>> scores;  // per world, per legal action (INT_MIN: not played)
     std::vector<char> active(na, 1);
+    if (!values.empty()) {
+        // Only the bot's choice and the next best `top - 1` by its own values are played out.
+        std::vector<int> order(na);
+        for (size_t j = 0; j < na; ++j) order[j] = int(j);
+        std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+            if (x == di || y == di) return x == di && y != di;
+            return values[size_t(x)] > values[size_t(y)];
+        });
+        for (size_t r2 = size_t(opt.top); r2 < na; ++r2) active[size_t(order[r2])] = 0;
+    }
     std::vector<int> deck;
     std::vector<WorldJob> batch;
     std::vector<std::vector<int>> got;

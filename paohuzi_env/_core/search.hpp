@@ -80,6 +80,11 @@ struct SearchOptions {
     // (margin + z se at the worlds wanted, se estimated from the worlds so far) instead of the
     // margin alone: an action whose upper bound is below that bar would not be chosen.
     bool prune_bar = false;
+    // top > 0: play out at most `top` actions: the rollout bot's choice and the next best by the
+    // bot's own value of each action (bots.hpp bot_action_values; ties in legal order). The
+    // others are never played (played 0, mean NaN). 0: every legal action (the reference). Not
+    // with rollout random, which weighs no action.
+    int top = 0;
     // Threads for the playouts of a round of worlds (the worlds are sampled in order on the
     // calling thread; results do not depend on the thread count).
     int threads = 1;

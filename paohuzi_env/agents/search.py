@@ -62,6 +62,8 @@ IMPLS = ("core", "python")
 PRUNE = 4
 PRUNE_Z = 1.5
 PRUNE_BAR = 1
+# The default spec plays out at most this many actions (0: all): see SearchAgent's ``top``.
+TOP = 0
 
 
 def _next(s: int) -> int:
@@ -344,7 +346,7 @@ def parse_search_spec(arg: str) -> dict[str, Any]:
         return out
     types = {"samples": int, "rollout": str, "z": float, "margin": float, "playouts": int,
              "budget_ms": float, "tries": int, "prune": int, "prune_z": float, "threads": int,
-             "prune_bar": int,
+             "prune_bar": int, "top": int,
              "impl": str}
     for part in arg.split(","):
         key, sep, value = part.partition("=")
@@ -385,7 +387,7 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
                 seed: Any = None, samples: int = 32, playouts: int = 256, rollout: str = "expert",
                 z: float = 2.0, margin: float = 0.0, budget_ms: float = 0.0, tries: int = 8,
                 prune: int = PRUNE, prune_z: float = PRUNE_Z, threads: int = 1,
-                prune_bar: int = PRUNE_BAR) -> dict[str, Any]:
+                prune_bar: int = PRUNE_BAR, top: int = TOP) -> dict[str, Any]:
     """The compiled search (``paohuzi_env/_core/search.cpp``) at ``seat``'s decision in ``game``
     (either engine).
 
@@ -396,8 +398,10 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     an action whose mean gain over the rollout bot's choice plus ``prune_z`` standard errors is
     at most ``margin`` (with ``prune_bar``: at most the bar it must clear at the end, ``margin``
     plus ``z`` standard errors at the worlds wanted) — it cannot plausibly be chosen; the search
-    ends when only the bot's choice is left. ``threads`` plays a round's playouts on that many
-    threads (the answer does not depend on it).
+    ends when only the bot's choice is left. ``top=K`` (K >= 2) plays out only the rollout bot's
+    choice and the next best ``K - 1`` actions by the bot's own value of each (the others get
+    ``played`` 0 and a NaN mean); 0 plays every action. ``threads`` plays a round's playouts on
+    that many threads (the answer does not depend on it).
 
     Returns:
         a dict: ``choice``, ``worlds``, ``attempts``, ``playouts``, ``legal``, ``means`` (per
@@ -420,7 +424,7 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     out = core.search_action(real._g, int(seat), _rng_state(gen), samples=samples,
                              playouts=playouts, rollout=rollout, z=z, margin=margin,
                              budget_ms=budget_ms, tries=tries, prune=prune, prune_z=prune_z,
-                             threads=threads, prune_bar=bool(prune_bar))
+                             threads=threads, prune_bar=bool(prune_bar), top=top)
     _set_rng_state(gen, out.pop("rng_state"))
     return dict(out)
 
@@ -428,7 +432,7 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
 def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, seed: int = 0, *,
                   samples: int = 32, playouts: int = 256, rollout: str = "expert", z: float = 2.0,
                   margin: float = 0.0, tries: int = 8, prune: int = PRUNE, prune_z: float = PRUNE_Z,
-                  threads: int = 1, prune_bar: int = PRUNE_BAR) -> np.ndarray:
+                  threads: int = 1, prune_bar: int = PRUNE_BAR, top: int = TOP) -> np.ndarray:
     """The compiled search's action in each hand of ``vg`` (a :class:`paohuzi_env.fast.VectorGame`)
     that ``which`` (bool (n,)) marks, all hands when None, as int64 (n,) (``out`` keeps its other
     entries). Hand ``i`` draws its worlds from a generator keyed by ``seed``, its deal number and
@@ -455,7 +459,7 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
         raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
     core.search_actions(vg._v, out, which, int(seed), samples=samples, playouts=playouts,
                         rollout=rollout, z=z, margin=margin, tries=tries, prune=prune,
-                        prune_z=prune_z, threads=threads, prune_bar=bool(prune_bar))
+                        prune_z=prune_z, threads=threads, prune_bar=bool(prune_bar), top=top)
     return out
 
 
@@ -484,6 +488,9 @@ class SearchAgent(Agent):
         prune_bar: 1 (default): the upper bound is compared with the bar the action must clear
             at the end (``margin`` + ``z`` standard errors at the worlds wanted, estimated from
             the worlds so far); 0: with ``margin`` alone.
+        top: K >= 2 plays out only the rollout bot's choice and the next best ``K - 1`` actions by
+            the bot's own value of each; 0 every legal action (the reference). Default ``TOP``
+            for ``impl=core``, 0 for ``impl=python``; compiled search only.
         threads: threads for the playouts (compiled search only; decisions do not depend on it).
         impl: ``core`` (the compiled search, ``_core/search.cpp``) or ``python`` (this module's
             readable reference; the same decisions as ``core`` with ``prune=0`` for the same
@@ -499,7 +506,7 @@ class SearchAgent(Agent):
                  rollout: str = "expert", z: float = 2.0, margin: float = 0.0,
                  playouts: int = 256, budget_ms: float = 0.0, tries: int = 8,
                  prune: int | None = None, prune_z: float = PRUNE_Z, threads: int = 1,
-                 prune_bar: int = PRUNE_BAR, impl: str = "core") -> None:
+                 prune_bar: int = PRUNE_BAR, top: int | None = None, impl: str = "core") -> None:
         super().__init__(seed)
         if samples < 1 or playouts < 1:
             raise ValueError(f"samples and playouts must be at least 1, got samples={samples}, "
@@ -511,6 +518,11 @@ class SearchAgent(Agent):
                              f"z={z}, margin={margin}, budget_ms={budget_ms}, tries={tries}")
         if prune is None:
             prune = PRUNE if impl == "core" else 0
+        if top is None:
+            top = TOP if impl == "core" else 0
+        if top < 0 or top == 1 or (top and rollout == "random"):
+            raise ValueError(f"top must be 0 (every action) or at least 2, and 0 with rollout=random, "
+                             f"got top={top}")
         if prune < 0 or prune_z < 0 or threads < 1:
             raise ValueError(f"prune and prune_z must be >= 0 and threads >= 1, got "
                              f"prune={prune}, prune_z={prune_z}, threads={threads}")
@@ -518,12 +530,13 @@ class SearchAgent(Agent):
             raise ValueError(f"prune_bar must be 0 or 1, got {prune_bar!r}")
         if impl not in IMPLS:
             raise ValueError(f"impl must be one of {', '.join(IMPLS)}, got {impl!r}")
-        if impl == "python" and (prune or threads != 1):
-            raise ValueError("prune and threads are options of the compiled search (impl=core)")
+        if impl == "python" and (prune or threads != 1 or top):
+            raise ValueError("prune, top and threads are options of the compiled search (impl=core)")
         self.rules = as_rules(rules)
         self.prune = prune
         self.prune_z = prune_z
         self.prune_bar = prune_bar
+        self.top = top
         self.threads = threads
         self.impl = impl
         self.samples = samples
@@ -551,7 +564,7 @@ class SearchAgent(Agent):
                               playouts=self.playouts, rollout=self.rollout, z=self.z,
                               margin=self.margin, budget_ms=self.budget_ms, tries=self.tries,
                               prune=self.prune, prune_z=self.prune_z, threads=self.threads,
-                              prune_bar=self.prune_bar)
+                              prune_bar=self.prune_bar, top=self.top)
             choice = int(out["choice"])
             self.last = {"worlds": out["worlds"], "attempts": out["attempts"],
                          "means": dict(zip(out["legal"], out["means"])),

@@ -1,0 +1,152 @@
+"""Distillation from the search's labels and PPO with a KL penalty toward the distilled network
+(issue 26): targets computed by hand, the config checks, the resumable phase, and the whole tiny
+recipe (labels -> distill -> PPO with KL -> evaluation), which CI runs in the default suite."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from paohuzi_env import fast  # noqa: E402
+from training.checkpoint import load_checkpoint  # noqa: E402
+from training.config import make_config  # noqa: E402
+from training.distill import STATE_NAME, soft_targets, value_target  # noqa: E402
+from training.evaluate import evaluate  # noqa: E402
+from training.label import LabelConfig, label  # noqa: E402
+from training.model import ActorCritic  # noqa: E402
+from training.ppo import kl_coef_at, ppo_update, train  # noqa: E402
+
+needs_core = pytest.mark.skipif(not fast.available(), reason="the search needs the compiled core")
+
+
+def test_soft_targets_by_hand():
+    mean = np.full((2, 61), np.nan, np.float32)
+    mask = np.zeros((2, 61), bool)
+    # row 0: actions 3 and 7 played out (means 1 and 3 points), 9 legal but never played out
+    mask[0, [3, 7, 9]] = True
+    mean[0, 3], mean[0, 7] = 1.0, 3.0
+    # row 1: a win taken at once: nothing played out, all mass on the chosen action
+    mask[1, [58, 59]] = True
+    out = soft_targets(mean, mask, np.array([7, 59]), temperature=1.0)
+    e = math.exp(-2.0)  # softmax([1, 3]) = [e^-2, 1] / (1 + e^-2)
+    assert out[0, 3] == pytest.approx(e / (1 + e))
+    assert out[0, 7] == pytest.approx(1 / (1 + e))
+    assert out[0, 9] == 0 and out[0].sum() == pytest.approx(1.0)
+    assert out[1, 59] == 1.0 and out[1].sum() == 1.0
+    # a higher temperature flattens: T = 2 gives softmax([0.5, 1.5])
+    out2 = soft_targets(mean[:1], mask[:1], np.array([7]), temperature=2.0)
+    assert out2[0, 3] == pytest.approx(math.exp(-1) / (1 + math.exp(-1)))
+    with pytest.raises(ValueError, match="temperature"):
+        soft_targets(mean, mask, np.array([7, 59]), temperature=0.0)
+
+
+def test_value_targets_follow_the_reward_mode():
+    pts = np.array([-128, -10, 0, 32, 200])
+    assert value_target(pts, "normalized").tolist() == pytest.approx([-1.0, -10 / 64, 0, 0.5, 1.0])
+    assert value_target(pts, "score").tolist() == [-128, -10, 0, 32, 200]
+    assert value_target(pts, "win").tolist() == [-1, -1, 0, 1, 1]
+
+
+def test_distill_and_kl_settings_are_checked():
+    ok = {"distill_labels": ["x"], "total_steps": 0}
+    assert make_config(ok).total_steps == 0  # distillation alone
+    with pytest.raises(ValueError, match="total_steps"):
+        make_config({"total_steps": 0})
+    with pytest.raises(ValueError, match="central_critic"):
+        make_config({**ok, "central_critic": True})
+    with pytest.raises(ValueError, match="prior"):
+        make_config({**ok, "prior": "expert", "prior_weight": 4.0})
+    with pytest.raises(ValueError, match="distill_soft"):
+        make_config({**ok, "distill_soft": 1.5})
+    with pytest.raises(ValueError, match="distill_temperature"):
+        make_config({**ok, "distill_temperature": 0})
+    with pytest.raises(ValueError, match="kl_coef"):
+        make_config({"kl_coef": -1})
+    with pytest.raises(ValueError, match="exclude"):
+        make_config({**ok, "init_from": "a.pt"})
+
+
+def test_kl_coefficient_decays_linearly():
+    cfg = make_config({"kl_coef": 0.4, "kl_decay_steps": 1000})
+    assert kl_coef_at(cfg, 0) == 0.4
+    assert kl_coef_at(cfg, 250) == pytest.approx(0.3)
+    assert kl_coef_at(cfg, 1000) == 0.0 and kl_coef_at(cfg, 5000) == 0.0
+    assert kl_coef_at(make_config({"kl_coef": 0.4}), 10**9) == 0.4  # no decay
+
+
+def _batch(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    mask = rng.random((n, 61)) < 0.2
+    mask[:, 0] = True
+    action = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+    return {"obs": rng.random((n, 64), dtype=np.float32), "mask": mask, "action": action,
+            "logp": np.full(n, -1.0, np.float32), "adv": rng.standard_normal(n).astype(np.float32),
+            "ret": rng.standard_normal(n).astype(np.float32),
+            "value": np.zeros(n, np.float32), "prior": np.zeros(n, np.int64)}
+
+
+def test_the_kl_penalty_holds_the_policy_near_its_reference():
+    """The same PPO updates with and without the penalty: the KL to the reference is 0 at the
+    start, reported, and smaller with the penalty than without it."""
+    rng = np.random.default_rng(0)
+    batch = _batch(256, rng)
+    cfg = make_config({"minibatch_size": 64, "update_epochs": 4, "target_kl": None,
+                       "learning_rate": 3e-3})
+    kls = {}
+    for coef in (0.0, 5.0):
+        torch.manual_seed(0)
+        model = ActorCritic(hidden=32, obs_size=64)
+        ref = ActorCritic(hidden=32, obs_size=64)
+        ref.load_state_dict(model.state_dict())
+        ref.requires_grad_(False)
+        opt = torch.optim.Adam(model.parameters(), lr=cfg.learning_rate)
+        for _ in range(5):
+            stats = ppo_update(model, opt, batch, cfg, "cpu", np.random.default_rng(1), ref, coef)
+        kls[coef] = stats["kl_ref"]
+        assert stats["kl_coef"] == coef
+    assert kls[5.0] < kls[0.0]
+
+
+@needs_core
+def test_tiny_recipe_labels_distill_ppo_with_kl_and_evaluation(tmp_path, monkeypatch):
+    """The CI run of the whole recipe, in seconds: labels from the search, distillation
+    (resumed for one more epoch from its saved state), PPO from the distilled network with the
+    KL penalty and a central critic, and a duplicate-deal evaluation of the result."""
+    monkeypatch.chdir(tmp_path)
+    lab = LabelConfig(hands=12, search="search:samples=4,playouts=32", shard_hands=6, seed=3)
+    got = label(lab, tmp_path / "labels", workers=1, progress=False)
+    assert got["labels"] > 50
+    base = dict(run_name="d", seed=1, total_steps=0, workers=1, hidden=32, minibatch_size=128,
+                distill_labels=[str(tmp_path / "labels")], distill_epochs=2,
+                distill_holdout=0.2, eval_every=0, final_eval_deals=0, save_records=0)
+    lines: list[str] = []
+    final = train(make_config(base), log=lambda *a: lines.append(" ".join(map(str, a))))
+    state = load_checkpoint(tmp_path / "checkpoints" / "d__1" / STATE_NAME)
+    assert state["epoch"] == 2 and len(state["history"]) == 2
+    h = state["history"][-1]
+    assert 0 <= h["heldout_agreement"] <= 1 and h["heldout_value_loss"] >= 0
+    assert h["train_soft_ce"] > 0
+    assert (tmp_path / "runs" / "d__1").is_dir()
+    # one more epoch: continues from the saved state rather than starting again
+    lines.clear()
+    train(make_config({**base, "distill_epochs": 3}), log=lambda *a: lines.append(" ".join(map(str, a))))
+    assert any("resumed" in s and "after epoch 2" in s for s in lines)
+    assert load_checkpoint(tmp_path / "checkpoints" / "d__1" / STATE_NAME)["epoch"] == 3
+    # PPO from it: actor loaded, central critic fresh, the KL to the reference reported
+    ppo = make_config(dict(run_name="p", seed=1, total_steps=600, workers=1, games_per_worker=4,
+                           steps_per_worker=300, hidden=32, minibatch_size=128, update_epochs=1,
+                           central_critic=True, init_from=str(final), kl_coef=0.5,
+                           kl_decay_steps=10_000, opponent_bots={"expert": 0.5},
+                           eval_every=0, final_eval_deals=0, save_records=0))
+    lines.clear()
+    out = train(ppo, log=lambda *a: lines.append(" ".join(map(str, a))))
+    assert any("actor loaded, critic fresh" in s for s in lines)
+    data = load_checkpoint(out)
+    distilled = load_checkpoint(final)["model"]
+    assert "kl_ref" in data and torch.equal(data["kl_ref"]["actor.0.weight"],
+                                            distilled["actor.0.weight"])
+    res = evaluate(f"checkpoint:{out}", "greedy", deals=2, seed=0, workers=1, progress=False)
+    assert res["games"] == 6
