@@ -44,10 +44,23 @@ def test_batched_rows_equal_the_per_decision_rows(candidate, opponents, slots):
 
 
 def test_search_seat_in_the_batched_harness():
-    # A search seat is asked per decision (its seeded Python agent) beside a batched network.
+    # The compiled search is asked in one call per tick over the hands where it acts, each hand
+    # with its seat's agent's generator state: the per-decision numbers, beside a network.
     spec = "search:samples=2,playouts=8"
     got = batched_eval.play_deals(spec, [PURE, "expert"], [0], 2, "huaihua", slots=3)
     assert got == _per_decision(spec, [PURE, "expert"], [0], 2)
+
+
+@pytest.mark.parametrize("candidate,opponents", [
+    ("search:samples=3,playouts=12,prune=2", ["expert", "greedy"]),
+    ("expert", ["search:samples=2,playouts=8", "search:samples=3,playouts=9,top=2"]),
+    # not batched (the Python reference; a time budget): asked per decision, same numbers
+    ("search:samples=2,playouts=8,impl=python", ["expert", "expert"]),
+])
+def test_batched_search_rows_equal_the_per_decision_rows(candidate, opponents):
+    deals = [0, 1, 2]
+    got = batched_eval.play_deals(candidate, opponents, deals, 5, "huaihua", slots=4)
+    assert got == _per_decision(candidate, opponents, deals, 5)
 
 
 def test_yongzhou_residual_network():
@@ -112,9 +125,12 @@ def test_evaluate_and_cli_json_identical_batched_or_not(tmp_path):
     assert outs[0] == outs[1]
 
 
-def test_only_network_specs_take_the_batched_path():
+def test_only_network_and_search_specs_take_the_batched_path():
     assert batched_eval.wanted(["expert", PURE], "huaihua")
-    assert not batched_eval.wanted(["expert", "greedy", "random", "search:samples=2"], "huaihua")
+    assert batched_eval.wanted(["expert", "search:samples=2"], "huaihua")
+    assert not batched_eval.wanted(["expert", "greedy", "random"], "huaihua")
+    assert not batched_eval.wanted(["search:impl=python", "search:budget_ms=5"], "huaihua")
+    assert batched_eval.chunk_size(20000, 2, ["search", "expert"]) == 25
     assert batched_eval.chunk_size(20000, 2) == 2000
     assert batched_eval.chunk_size(3, 2) == 1
     assert np.all(np.asarray([batched_eval.chunk_size(d, 4) for d in range(1, 50)]) >= 1)

@@ -191,7 +191,7 @@ def test_make_agent_uses_the_compiled_search():
     agent = make_agent("search:samples=4,prune=2,threads=2", seed=1)
     assert isinstance(agent, SearchAgent) and agent.impl == "core" and agent.prune == 2
     default = make_agent("search", seed=1)
-    assert default.impl == "core" and default.prune == 4 and default.prune_z == 1.5
+    assert default.impl == "core" and default.prune == 2 and default.prune_z == 0.25
     assert default.prune_bar == 1
     ref = make_agent("search:samples=4,impl=python", seed=1)
     assert ref.impl == "python" and ref.prune == 0

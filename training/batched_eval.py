@@ -17,11 +17,14 @@ as the per-decision path decides it (the same one-row tensors, the same calls); 
 gap is orders of magnitude above any rounding difference, so the batched argmax is the
 per-decision one. :data:`STATS` counts those re-decided rows.
 
-Seats whose agent has no batched form — ``random`` (its Python generator is seeded per deal,
-rotation and seat), ``search`` and any other Python agent — are asked per decision, on a copy of
-the hand, with the same seeded agent the per-decision path builds, so the numbers stay the same.
-The search gets no batching here: when the compiled search (``fast.Game.search_action``, issue
-25 items 1-2) exposes a masked batch call on ``VectorGame``, it plugs in like ``expert`` does.
+The compiled ``search`` (without a time budget) is batched too: every tick it is asked once, over
+the hands where a seat it plays is to act (:func:`paohuzi_env.agents.search.vector_search` with
+a mask), each hand drawing from its seat's own seeded agent's generator state, which the call
+advances exactly as :class:`~paohuzi_env.agents.search.SearchAgent` would: the same decisions
+and numbers without Python per decision. Seats whose agent has no batched form — ``random`` (its
+Python generator is seeded per deal, rotation and seat), ``search:impl=python``, a search with
+``budget_ms`` and any other Python agent — are asked per decision, on a copy of the hand, with
+the same seeded agent the per-decision path builds, so the numbers stay the same.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import numpy as np
 
 from paohuzi_env.actions import NUM_ACTIONS
 from paohuzi_env.agents import decide, make_agent
+from paohuzi_env.agents.search import rng_state_row, set_rng_from_row, vector_search
 from paohuzi_env.rules import Rules, as_rules
 
 from .batch import tick_buffers
@@ -103,16 +107,37 @@ def _net_for(spec: str, rules: Rules) -> _Net | None:
     return _NETS[key]
 
 
+_SEARCH_OPTIONS: dict[tuple[str, str], dict[str, Any] | None] = {}
+
+
+def search_options(spec: str, rules: Rules) -> dict[str, Any] | None:
+    """The :func:`paohuzi_env.agents.search.vector_search` options of a ``search`` spec whose
+    decisions this module batches (the compiled search without a time budget); None else."""
+    if not spec.startswith("search"):
+        return None
+    key = (spec, repr(rules))
+    if key not in _SEARCH_OPTIONS:
+        from paohuzi_env import fast
+
+        agent = make_agent(spec, seed=0, rules=rules)
+        opts = getattr(agent, "batch_options", lambda: None)()
+        _SEARCH_OPTIONS[key] = opts if fast.available() else None
+    return _SEARCH_OPTIONS[key]
+
+
 def wanted(specs: Sequence[str], rules: Any) -> bool:
-    """True when at least one spec is a network this module batches (else the per-decision
-    path is as fast: its bots are compiled already)."""
+    """True when at least one spec is a network or a search this module batches (else the
+    per-decision path is as fast: its bots are compiled already)."""
     rules = as_rules(rules)
-    return any(_net_for(s, rules) is not None for s in specs)
+    return any(_net_for(s, rules) is not None or search_options(s, rules) is not None
+               for s in specs)
 
 
-def chunk_size(deals: int, workers: int) -> int:
-    """Deals per job: large (a VectorGame per job), but at least two jobs per worker."""
-    return max(1, min(2000, math.ceil(deals / (2 * max(1, workers)))))
+def chunk_size(deals: int, workers: int, specs: Sequence[str] = ()) -> int:
+    """Deals per job: large (a VectorGame per job), but at least two jobs per worker; at most
+    25 with a search seat (milliseconds a decision: the progress bar moves per job)."""
+    most = 25 if any(s.startswith("search") for s in specs) else 2000
+    return max(1, min(most, math.ceil(deals / (2 * max(1, workers)))))
 
 
 def _decide_one(model: Any, obs_row: np.ndarray, legal: np.ndarray, prior: int | None) -> int:
@@ -169,6 +194,8 @@ def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], s
     nets = {ctrl_of[s]: _net_for(s, rules) for s in specs}
     compiled = {ctrl_of[s]: s for s in specs if s in COMPILED}
     python = [ctrl_of[s] for s in specs if s not in COMPILED and nets[ctrl_of[s]] is None]
+    # searches asked in one call per tick, each hand with its seat's agent's generator state
+    searches = {ctrl_of[s]: o for s in specs if (o := search_options(s, rules)) is not None}
     games = [(d, rot) for d in deals for rot in range(3)]
     rows: list[Any] = []
     if not games:
@@ -217,6 +244,7 @@ def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], s
         fill(i)
     obs, mask, seat, dec, actions, prior, rewards, done = tick_buffers(vg)
     idx = np.arange(n)
+    states = np.zeros((n, 6), np.uint64)
     while any(sg is not None for sg in slot_game):
         vg.observe(obs, mask, seat, dec)
         who = ctrl[idx, seat]
@@ -235,7 +263,19 @@ def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], s
             if net.prior is not None:
                 vg.policy_actions(net.prior, prior, which)
             _net_actions(net, obs, mask, prior if net.prior is not None else None, actions, r)
+        for k, opts in searches.items():
+            which = who == k
+            hs = np.flatnonzero(which).tolist()
+            if not hs:
+                continue
+            for h in hs:
+                rng_state_row(slot_agents[h][int(seat[h])].rng, states[h])
+            vector_search(vg, which, actions, rng_states=states, **opts)
+            for h in hs:
+                set_rng_from_row(slot_agents[h][int(seat[h])].rng, states[h])
         for k in python:
+            if k in searches:
+                continue
             for h in np.flatnonzero(who == k).tolist():
                 s = int(seat[h])
                 actions[h] = decide(slot_agents[h][s], vg.hand(h), s)

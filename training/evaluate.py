@@ -271,7 +271,8 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
         from . import batched_eval
 
         if batched_eval.wanted([candidate, *opponents], rules):
-            work, chunk = batched_eval.work, batched_eval.chunk_size(deals, workers)
+            work = batched_eval.work
+            chunk = batched_eval.chunk_size(deals, workers, [candidate, *opponents])
     jobs = [(candidate, opponents, list(range(i, min(deals, i + chunk))), seed, rules, backend)
             for i in range(0, deals, chunk)]
     start = time.perf_counter()

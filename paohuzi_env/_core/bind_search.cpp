@@ -166,10 +166,25 @@ void bind_search(py::module_& m) {
         [](VectorGame& vg, py::array_t<int64_t, py::array::c_style> out, py::object which,
            uint64_t seed, int samples, int playouts, const std::string& rollout, double z,
            double margin, int tries, int prune, double prune_z, int threads, bool prune_bar,
-           int top) {
+           int top, py::object rng_states) {
             const int n = vg.size();
             if (out.ndim() != 1 || out.shape(0) != n)
                 throw py::value_error("out must be an int64 array of shape (" + std::to_string(n) + ",)");
+            // Optional per-hand generator states (n, 6) uint64, read and advanced in place: hand
+            // i then draws exactly as a SearchAgent whose generator is in that state.
+            uint64_t* states = nullptr;
+            py::array_t<uint64_t> st_arr;
+            if (!rng_states.is_none()) {
+                if (!py::isinstance<py::array_t<uint64_t>>(rng_states))
+                    throw py::value_error("rng_states must be a uint64 array of shape (" +
+                                          std::to_string(n) + ", 6)");
+                st_arr = rng_states.cast<py::array_t<uint64_t>>();
+                if (st_arr.ndim() != 2 || st_arr.shape(0) != n || st_arr.shape(1) != 6 ||
+                    !(st_arr.flags() & py::array::c_style) || !st_arr.writeable())
+                    throw py::value_error("rng_states must be a writable C-contiguous uint64 array "
+                                          "of shape (" + std::to_string(n) + ", 6)");
+                states = st_arr.mutable_data();
+            }
             std::vector<uint8_t> mark(n, 1);
             if (!which.is_none()) {
                 auto w = py::array_t<bool, py::array::c_style | py::array::forcecast>::ensure(which);
@@ -198,8 +213,19 @@ void bind_search(py::module_& m) {
                         const int i = todo[k];
                         try {
                             const Game& g = vg.hand(i);
-                            Pcg64 rng = keyed_pcg64(seed, vg.deal_index(i), g.actions().size());
-                            dst[i] = search_action(g, g.current_player(), o, rng).choice;
+                            if (g.done()) throw std::invalid_argument(
+                                "hand " + std::to_string(i) + " is over: there is no decision to search");
+                            if (states) {
+                                uint64_t* q = states + size_t(i) * 6;
+                                Pcg64 rng = rng_from(RngTuple(q[0], q[1], q[2], q[3], int(q[4]), q[5]));
+                                dst[i] = search_action(g, g.current_player(), o, rng).choice;
+                                const RngTuple t = rng_to(rng);
+                                q[0] = std::get<0>(t); q[1] = std::get<1>(t); q[2] = std::get<2>(t);
+                                q[3] = std::get<3>(t); q[4] = uint64_t(std::get<4>(t)); q[5] = std::get<5>(t);
+                            } else {
+                                Pcg64 rng = keyed_pcg64(seed, vg.deal_index(i), g.actions().size());
+                                dst[i] = search_action(g, g.current_player(), o, rng).choice;
+                            }
                         } catch (...) {
                             std::lock_guard<std::mutex> l(err_mu);
                             if (!err) err = std::current_exception();
@@ -219,7 +245,7 @@ void bind_search(py::module_& m) {
         py::arg("samples") = 32, py::arg("playouts") = 256, py::arg("rollout") = "expert",
         py::arg("z") = 2.0, py::arg("margin") = 0.0, py::arg("tries") = 8, py::arg("prune") = 0,
         py::arg("prune_z") = 1.0, py::arg("threads") = 1, py::arg("prune_bar") = false,
-        py::arg("top") = 0,
+        py::arg("top") = 0, py::arg("rng_states") = py::none(),
         "The search's action in each hand `which` marks (all if None), written into `out`.");
 }
 

@@ -25,7 +25,7 @@ Two implementations (docs/SEARCH.md, design (a)): the compiled search
 uses, and this module's Python search (``impl=python``), kept as the readable reference. For the
 same generator state they sample the same deals draw for draw and, with ``prune=0``, take the
 same decisions with the same worlds and means (``tests/test_fast_search.py``). The default spec
-prunes (``prune=4``): after every 4 worlds it stops playing out an action whose gain over the
+prunes (``prune=2``): after every 2 worlds it stops playing out an action whose gain over the
 rollout bot's choice cannot plausibly clear the bar of step 3, and ends when only that choice
 is left.
 
@@ -33,8 +33,8 @@ The search needs the hand's public course, which a :class:`~paohuzi_env.engine.P
 does not hold, so it is asked through :meth:`SearchAgent.act_game` (``paohuzi-eval`` and the
 project's harnesses do this for agents with an ``act_game`` method) and needs the compiled
 core (``paohuzi_env.fast``). Spec: ``search`` or, with every option at its default,
-``search:samples=32,playouts=256,rollout=expert,z=2,margin=0,budget_ms=0,tries=8,prune=4,``
-``prune_z=1.5,prune_bar=1,threads=1,impl=core`` (see :func:`parse_search_spec` and :class:`SearchAgent`);
+``search:samples=32,playouts=256,rollout=expert,z=2,margin=0,budget_ms=0,tries=8,prune=2,``
+``prune_z=0.25,prune_bar=1,top=0,threads=1,impl=core`` (see :func:`parse_search_spec` and :class:`SearchAgent`);
 ``search:prune=0`` is the reference's algorithm on the core, ``search:impl=python`` the
 reference itself.
 """
@@ -56,11 +56,13 @@ from .base import Agent
 NUM_TYPES = NUM_KINDS + 1  # the 20 kinds and the 王
 ROLLOUTS = ("expert", "greedy", "random")
 IMPLS = ("core", "python")
-# The default spec's pruning (docs/SEARCH.md): rounds of 4 worlds, an action dropped when its
-# gain + 1.5 se is below the bar it must clear at the end. The reference's decisions (prune=0) on
-# 299 of 300 positions, with 0.46x the playouts.
-PRUNE = 4
-PRUNE_Z = 1.5
+# The default spec's pruning (docs/SEARCH.md): rounds of 2 worlds, an action dropped when its
+# gain + 0.25 se is below the bar it must clear at the end: about 0.17x the reference's playouts
+# (prune=0) and 8-9x faster than the Python reference, chosen on development seed 555 (1,000
+# deals each against expert: prune_z 1 +0.375, 0.5 +0.397, 0.25 +0.321; the 3,000-deal test run
+# is in docs/SEARCH.md).
+PRUNE = 2
+PRUNE_Z = 0.25
 PRUNE_BAR = 1
 # The default spec plays out at most this many actions (0: all): see SearchAgent's ``top``.
 TOP = 0
@@ -432,12 +434,17 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
 def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, seed: int = 0, *,
                   samples: int = 32, playouts: int = 256, rollout: str = "expert", z: float = 2.0,
                   margin: float = 0.0, tries: int = 8, prune: int = PRUNE, prune_z: float = PRUNE_Z,
-                  threads: int = 1, prune_bar: int = PRUNE_BAR, top: int = TOP) -> np.ndarray:
+                  threads: int = 1, prune_bar: int = PRUNE_BAR, top: int = TOP,
+                  rng_states: np.ndarray | None = None) -> np.ndarray:
     """The compiled search's action in each hand of ``vg`` (a :class:`paohuzi_env.fast.VectorGame`)
     that ``which`` (bool (n,)) marks, all hands when None, as int64 (n,) (``out`` keeps its other
     entries). Hand ``i`` draws its worlds from a generator keyed by ``seed``, its deal number and
     the actions taken in it so far (``_fast.search_rng_state``), so an answer depends on neither
-    the batch nor ``threads`` (hands searched at once). Options as :func:`core_search`.
+    the batch nor ``threads`` (hands searched at once). With ``rng_states`` (uint64 (n, 6), each
+    row a PCG64 state as :func:`rng_state_row` writes it) hand ``i`` draws from the state in row
+    ``i`` instead, which is advanced in place exactly as :class:`SearchAgent` advances its
+    generator: the batched harness keeps each seat's agent's numbers this way. Options as
+    :func:`core_search`.
 
     Raises:
         ValueError: bad arrays or options.
@@ -457,10 +464,24 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
                              f"{which.dtype} {which.shape}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
+    if rng_states is not None and (not isinstance(rng_states, np.ndarray)
+                                   or rng_states.dtype != np.uint64 or rng_states.shape != (n, 6)):
+        raise ValueError(f"rng_states must be a uint64 array of shape ({n}, 6)")
     core.search_actions(vg._v, out, which, int(seed), samples=samples, playouts=playouts,
                         rollout=rollout, z=z, margin=margin, tries=tries, prune=prune,
-                        prune_z=prune_z, threads=threads, prune_bar=bool(prune_bar), top=top)
+                        prune_z=prune_z, threads=threads, prune_bar=bool(prune_bar), top=top,
+                        rng_states=rng_states)
     return out
+
+
+def rng_state_row(rng: np.random.Generator, out: np.ndarray) -> None:
+    """Write ``rng``'s PCG64 state into ``out`` (uint64 (6,)), as ``vector_search`` reads it."""
+    out[:] = _rng_state(rng)
+
+
+def set_rng_from_row(rng: np.random.Generator, row: np.ndarray) -> None:
+    """Set ``rng`` to the PCG64 state in ``row`` (as ``vector_search`` left it)."""
+    _set_rng_state(rng, tuple(int(x) for x in row))  # type: ignore[arg-type]
 
 
 class SearchAgent(Agent):
@@ -483,7 +504,7 @@ class SearchAgent(Agent):
         prune: 0 plays every legal action in every world (the reference); K > 0 plays the
             worlds in rounds of K and stops playing out an action that cannot plausibly beat the
             rollout bot's choice (see :func:`core_search`); compiled search only. Default:
-            ``PRUNE`` (4) for ``impl=core``, 0 for ``impl=python``.
+            ``PRUNE`` (2) for ``impl=core``, 0 for ``impl=python``.
         prune_z: the standard errors of that test.
         prune_bar: 1 (default): the upper bound is compared with the bar the action must clear
             at the end (``margin`` + ``z`` standard errors at the worlds wanted, estimated from
@@ -547,6 +568,15 @@ class SearchAgent(Agent):
         self.budget_ms = budget_ms
         self.tries = tries
         self.last: dict[str, Any] = {}  # what the last search saw: worlds, means, choice
+
+    def batch_options(self) -> dict[str, Any] | None:
+        """This agent's options as :func:`vector_search` takes them, or None when its decisions
+        cannot be batched with the same numbers (the Python reference, or a time budget)."""
+        if self.impl != "core" or self.budget_ms:
+            return None
+        return {"samples": self.samples, "playouts": self.playouts, "rollout": self.rollout,
+                "z": self.z, "margin": self.margin, "tries": self.tries, "prune": self.prune,
+                "prune_z": self.prune_z, "prune_bar": self.prune_bar, "top": self.top}
 
     def act(self, view: PlayerView) -> int:
         raise TypeError(
