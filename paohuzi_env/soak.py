@@ -15,10 +15,10 @@ warm-up and at intervals to the end:
 The warm-up is the first ``--warmup`` fraction of each run (default 0.1). The verdict per soak:
 growth = RSS at the end / RSS after the warm-up - 1, which must stay under ``--max-growth``
 (default 5%); the exit status is 1 if a soak fails it. The compiled core's memo tables are
-bounded by design (scoring.cpp: the decomposition memos are emptied past 2**20 / 2**16 entries,
-the whole-answer memo keeps two generations of 2**18; bots.cpp: the win-score memo is emptied
-past 2**17 entries per thread, the structure memo holds one decision's answers): a soak long
-enough to fill them shows a flat line after that.
+bounded by design (scoring.cpp: the decomposition memos are emptied past 2**16 / 2**12 entries,
+the whole-answer memo keeps two generations of 2**14; bots.cpp: the win-score memo is emptied
+past 2**14 entries per thread, the structure memo holds one decision's answers). The caps are
+small enough that the tables fill within the warm-up, so the line after it is flat.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-growth", type=float, default=0.05,
                    help="largest allowed RSS growth after the warm-up (default 0.05)")
     p.add_argument("--memo-caps", metavar="SOLVE,WILD,WIN", default=None,
-                   help="the evaluator's memo caps in entries (default: the built-in 2**20,2**16,2**18); "
+                   help="the evaluator's memo caps in entries (default: the built-in 2**16,2**12,2**14); "
                         "small caps fill within the warm-up, so the run shows the cap-and-refill cycle")
     p.add_argument("--json", metavar="PATH", help="also write the figures here")
     a = p.parse_args(argv)
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(a: argparse.Namespace) -> int:
     results = []
     print(f"soak: RSS at start {rss_kib() / 1024:.1f} MiB; memo caps "
-          f"{a.memo_caps or 'built-in (2**20, 2**16, 2**18)'}", flush=True)
+          f"{a.memo_caps or 'built-in (2**16, 2**12, 2**14)'}", flush=True)
     if a.decisions:
         results.append(soak_vector(a.decisions, a.hands, a.rules, a.seed, a.expert_every, a.warmup,
                                    log=sys.stdout))

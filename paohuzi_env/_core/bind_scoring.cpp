@@ -37,7 +37,7 @@ std::unordered_map<EvalKey, py::object, EvalKeyHash>& py_win_cache() {
     static auto* c = new std::unordered_map<EvalKey, py::object, EvalKeyHash>();
     return *c;
 }
-size_t PY_WIN_CAP = size_t(1) << 18;
+size_t PY_WIN_CAP = WIN_MEMO_CAP;  // (scoring.hpp)
 
 py::tuple ints_to_tuple(const std::vector<int>& v) {
     PyObject* t = PyTuple_New(Py_ssize_t(v.size()));
@@ -491,7 +491,7 @@ void bind_scoring(py::module_& m) {
         "_set_memo_caps",
         [](size_t solve, size_t wild, size_t win) {
             set_scoring_memo_caps(solve, wild, win);
-            PY_WIN_CAP = win ? win : size_t(1) << 18;
+            PY_WIN_CAP = win ? win : WIN_MEMO_CAP;
         },
         py::arg("solve") = 0, py::arg("wild") = 0, py::arg("win") = 0,
         "Memo sizes (0: the defaults); small ones exercise the eviction paths in tests.");

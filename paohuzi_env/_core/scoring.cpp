@@ -1067,9 +1067,9 @@ struct WinMemo {
 WinMemo win_memo;
 std::unique_ptr<Win> unmemoised;  // the answer of the last call whose input has no EvalKey
 
-size_t SOLVE_CAP = size_t(1) << 20;  // scoring._solve's lru_cache maxsize
-size_t WILD_CAP = size_t(1) << 16;   // scoring._solve_wild's
-size_t WIN_CAP = size_t(1) << 18;    // scoring.evaluate_counts' (per generation)
+size_t SOLVE_CAP = SOLVE_MEMO_CAP;  // (scoring.hpp: why these sizes)
+size_t WILD_CAP = WILD_MEMO_CAP;
+size_t WIN_CAP = WIN_MEMO_CAP;  // per generation
 
 // A full `cur` becomes `old` (the previous `old` and its Wins are dropped).
 void roll_if_full() {
@@ -1229,9 +1229,9 @@ bool evaluate_score(const Counts& hand, const std::vector<Group>& melds, int win
 
 void set_scoring_memo_caps(size_t solve, size_t wild, size_t win) {
     std::lock_guard<std::mutex> lock(mu);
-    SOLVE_CAP = solve ? solve : size_t(1) << 20;
-    WILD_CAP = wild ? wild : size_t(1) << 16;
-    WIN_CAP = win ? win : size_t(1) << 18;
+    SOLVE_CAP = solve ? solve : SOLVE_MEMO_CAP;
+    WILD_CAP = wild ? wild : WILD_MEMO_CAP;
+    WIN_CAP = win ? win : WIN_MEMO_CAP;
 }
 
 void clear_scoring_caches() {  // (fresh tables: clear() would keep the bucket arrays)

@@ -27,9 +27,10 @@ struct EvalArgs {
 // (Group::operator<); win_card -1 for None. Returns the same Win as Python, or nullptr.
 // The returned pointer is owned by the memo (valid for the life of the process).
 //
-// Precisely: the memo keeps at least the 2^18 most recent distinct answers (two generations
-// of 2^18), so a returned pointer stays valid for at least 2^18 further calls with other
-// inputs, and until clear_scoring_caches(); copy what you need before holding it longer.
+// Precisely: the memo keeps at least the WIN_MEMO_CAP (2^14) most recent distinct answers (two
+// generations of WIN_MEMO_CAP), so a returned pointer stays valid for at least WIN_MEMO_CAP further
+// calls with other inputs (fewer after set_scoring_memo_caps with a smaller cap), and until
+// clear_scoring_caches(); copy what you need before holding it longer (the engine copies at once).
 // (Inputs eval_key cannot encode, which the engine never makes, keep their answer only until
 // the next such call.)
 // Throws std::invalid_argument (pybind11: ValueError) on hand counts outside 0..4, meld cards
@@ -59,8 +60,18 @@ bool evaluate_score(const Counts& hand, const std::vector<Group>& melds, int win
                     const Rules& rules, const EvalArgs& a, int* score, bool screened = false);
 
 void clear_scoring_caches();
-// The memo tables' sizes (entries; 0: the default, as the Python lru_caches: 2^20 for _solve,
-// 2^16 for _solve_wild, 2^18 a generation for whole answers). Small caps exercise the
+
+// The built-in memo caps, in entries. Memo caps change speed only, never answers. They are far
+// below the Python lru_caches' maxsizes (2^20, 2^16, 2^18, which were the caps before), so that
+// every table reaches its largest size within the first ~10% of a long run (the soak's warm-up:
+// `python -m paohuzi_env.bench soak`) and the resident memory is flat after that. At these caps
+// the tables hold some tens of MiB at most; the compiled expert and search ran as fast as with
+// the old caps, within the measurement noise (docs/hardening.md: the sizes and the figures).
+constexpr size_t SOLVE_MEMO_CAP = size_t(1) << 16;  // _solve (emptied with _solve_wild past it)
+constexpr size_t WILD_MEMO_CAP = size_t(1) << 12;   // _solve_wild
+constexpr size_t WIN_MEMO_CAP = size_t(1) << 14;    // whole answers, per generation (two kept);
+                                                    // also the binding's cache of Python Wins
+// The memo tables' sizes (entries; 0: the built-in caps above). Small caps exercise the
 // eviction paths in tests.
 void set_scoring_memo_caps(size_t solve, size_t wild, size_t win);
 
