@@ -10,8 +10,8 @@ At each decision with more than one legal action the agent
    the rules rule out: a seat that would have had to 跑, 提 or 偎 a card it let pass, or to 碰/吃
    where it did not, or whose answers could not have been the ones seen;
 2. plays each legal action out in every world with a rollout bot in all three seats (``expert``
-   by default; the compiled core plays the hand to its end), the same worlds for every action
-   (common random numbers);
+   by default, or a trained policy network: ``rollout=checkpoint:PATH``; the compiled core plays
+   the hand to its end), the same worlds for every action (common random numbers);
 3. keeps the rollout bot's own choice unless another action beats it world by world with a
    gain whose lower confidence bound (``z`` standard errors) clears ``margin`` points, so that
    the noise of a few playouts never decides.
@@ -55,6 +55,8 @@ from .base import Agent
 
 NUM_TYPES = NUM_KINDS + 1  # the 20 kinds and the 王
 ROLLOUTS = ("expert", "greedy", "random")
+NETWORK_ROLLOUT = "checkpoint:"
+"""The prefix of a network rollout: ``rollout=checkpoint:PATH`` (:mod:`.network`)."""
 IMPLS = ("core", "python")
 # The default spec's pruning (docs/SEARCH.md): rounds of 4 worlds, an action dropped when its
 # gain + 1.5 se is below the bar it must clear at the end. The reference's decisions (prune=0) on
@@ -336,6 +338,9 @@ def _world(kn: _Knowledge, deck: list[int], rules: Rules) -> Any | None:
 def parse_search_spec(arg: str) -> dict[str, Any]:
     """``samples=32,rollout=expert,z=2,margin=0,budget_ms=0`` -> keyword arguments.
 
+    ``rollout=checkpoint:PATH`` names a policy network (``PATH`` may hold ``:``, ``/`` and ``=``
+    but no comma, which separates the options).
+
     Raises:
         ValueError: naming an unknown key, a malformed pair or a bad value, and what is allowed.
     """
@@ -346,9 +351,15 @@ def parse_search_spec(arg: str) -> dict[str, Any]:
              "budget_ms": float, "tries": int, "prune": int, "prune_z": float, "threads": int,
              "prune_bar": int,
              "impl": str}
+    last = ""
     for part in arg.split(","):
         key, sep, value = part.partition("=")
         key = key.strip()
+        if not sep and last == "rollout" and str(out["rollout"]).startswith(NETWORK_ROLLOUT):
+            raise ValueError(
+                f"search option rollout={out['rollout']},{part}: a comma separates the options, "
+                "so a checkpoint path in a search spec cannot hold one (rename or link the file)")
+        last = key
         if not sep or key not in types:
             raise ValueError(
                 f"bad search option {part!r}: use KEY=VALUE with KEY one of "
@@ -381,8 +392,21 @@ def _set_rng_state(rng: np.random.Generator, t: tuple[int, int, int, int, int, i
         "has_uint32": t[4], "uinteger": t[5]}
 
 
+def _rollout_args(rollout: Any, rules: Rules) -> tuple[str, Any]:
+    """The binding's ``rollout`` and ``net`` for a rollout bot's name, ``checkpoint:PATH`` or a
+    loaded :class:`~paohuzi_env.agents.network.Network` (checked against ``rules``)."""
+    from .network import Network, load_network
+
+    if isinstance(rollout, Network):
+        rollout.check_rules(rules)
+        return "network", rollout.core
+    if isinstance(rollout, str) and rollout.startswith(NETWORK_ROLLOUT):
+        return "network", load_network(rollout[len(NETWORK_ROLLOUT):], rules).core
+    return rollout, None
+
+
 def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
-                seed: Any = None, samples: int = 32, playouts: int = 256, rollout: str = "expert",
+                seed: Any = None, samples: int = 32, playouts: int = 256, rollout: Any = "expert",
                 z: float = 2.0, margin: float = 0.0, budget_ms: float = 0.0, tries: int = 8,
                 prune: int = PRUNE, prune_z: float = PRUNE_Z, threads: int = 1,
                 prune_bar: int = PRUNE_BAR) -> dict[str, Any]:
@@ -397,7 +421,11 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     at most ``margin`` (with ``prune_bar``: at most the bar it must clear at the end, ``margin``
     plus ``z`` standard errors at the worlds wanted) — it cannot plausibly be chosen; the search
     ends when only the bot's choice is left. ``threads`` plays a round's playouts on that many
-    threads (the answer does not depend on it).
+    threads (the answer does not depend on it). ``rollout``: ``expert``, ``greedy``, ``random``,
+    ``checkpoint:PATH`` (a policy network, :func:`paohuzi_env.agents.network.load_network`; it
+    also gives the choice the search keeps) or a loaded
+    :class:`~paohuzi_env.agents.network.Network`; a network must have been trained under the
+    game's rules.
 
     Returns:
         a dict: ``choice``, ``worlds``, ``attempts``, ``playouts``, ``legal``, ``means`` (per
@@ -416,17 +444,18 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 3:
         raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
     real = game if isinstance(game, fast.Game) else fast.Game.replay(game.record())
+    rollout, net = _rollout_args(rollout, real.rules)
     gen = rng if rng is not None else np.random.default_rng(seed)
     out = core.search_action(real._g, int(seat), _rng_state(gen), samples=samples,
                              playouts=playouts, rollout=rollout, z=z, margin=margin,
                              budget_ms=budget_ms, tries=tries, prune=prune, prune_z=prune_z,
-                             threads=threads, prune_bar=bool(prune_bar))
+                             threads=threads, prune_bar=bool(prune_bar), net=net)
     _set_rng_state(gen, out.pop("rng_state"))
     return dict(out)
 
 
 def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, seed: int = 0, *,
-                  samples: int = 32, playouts: int = 256, rollout: str = "expert", z: float = 2.0,
+                  samples: int = 32, playouts: int = 256, rollout: Any = "expert", z: float = 2.0,
                   margin: float = 0.0, tries: int = 8, prune: int = PRUNE, prune_z: float = PRUNE_Z,
                   threads: int = 1, prune_bar: int = PRUNE_BAR) -> np.ndarray:
     """The compiled search's action in each hand of ``vg`` (a :class:`paohuzi_env.fast.VectorGame`)
@@ -453,9 +482,10 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
                              f"{which.dtype} {which.shape}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an int in 0..2**64-1, got {seed!r}")
+    rollout, net = _rollout_args(rollout, vg.rules)
     core.search_actions(vg._v, out, which, int(seed), samples=samples, playouts=playouts,
                         rollout=rollout, z=z, margin=margin, tries=tries, prune=prune,
-                        prune_z=prune_z, threads=threads, prune_bar=bool(prune_bar))
+                        prune_z=prune_z, threads=threads, prune_bar=bool(prune_bar), net=net)
     return out
 
 
@@ -469,7 +499,13 @@ class SearchAgent(Agent):
         samples: worlds per decision (each plays every legal action out once).
         playouts: at most this many playouts per decision: with many legal actions the worlds
             are fewer (at least 2), which keeps the slowest decisions bounded.
-        rollout: the bot that plays the worlds out: ``expert``, ``greedy`` or ``random``.
+        rollout: the bot that plays the worlds out: ``expert``, ``greedy`` or ``random``, or
+            ``checkpoint:PATH``: a trained policy network in every seat, playing its masked
+            argmax (and giving the choice the search keeps). ``PATH`` is a play-only
+            ``.safetensors`` policy with its ``.json`` sidecar (a ``.pt`` path reads the
+            ``.safetensors`` beside it), trained under ``rules``; it is read with numpy alone
+            and cached per file (:mod:`paohuzi_env.agents.network`). Compiled search only. A
+            network's playout costs a forward pass per decision: docs/SEARCH.md measures it.
         z: an action replaces the rollout bot's own choice only when its mean gain over that
             choice, world by world, less ``z`` standard errors, is above ``margin`` points.
         margin: see ``z``.
@@ -504,8 +540,10 @@ class SearchAgent(Agent):
         if samples < 1 or playouts < 1:
             raise ValueError(f"samples and playouts must be at least 1, got samples={samples}, "
                              f"playouts={playouts}")
-        if rollout not in ROLLOUTS:
-            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        if not isinstance(rollout, str) or not (rollout in ROLLOUTS or
+                                                rollout.startswith(NETWORK_ROLLOUT)):
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)} or "
+                             f"{NETWORK_ROLLOUT}PATH, got {rollout!r}")
         if z < 0 or margin < 0 or budget_ms < 0 or tries < 1:
             raise ValueError("z, margin and budget_ms must be >= 0 and tries >= 1, got "
                              f"z={z}, margin={margin}, budget_ms={budget_ms}, tries={tries}")
@@ -518,9 +556,15 @@ class SearchAgent(Agent):
             raise ValueError(f"prune_bar must be 0 or 1, got {prune_bar!r}")
         if impl not in IMPLS:
             raise ValueError(f"impl must be one of {', '.join(IMPLS)}, got {impl!r}")
-        if impl == "python" and (prune or threads != 1):
-            raise ValueError("prune and threads are options of the compiled search (impl=core)")
+        if impl == "python" and (prune or threads != 1 or rollout not in ROLLOUTS):
+            raise ValueError("prune, threads and a network rollout are options of the compiled "
+                             "search (impl=core)")
         self.rules = as_rules(rules)
+        self.network: Any = None  # the rollout network (rollout=checkpoint:PATH)
+        if rollout.startswith(NETWORK_ROLLOUT):
+            from .network import load_network
+
+            self.network = load_network(rollout[len(NETWORK_ROLLOUT):], self.rules)
         self.prune = prune
         self.prune_z = prune_z
         self.prune_bar = prune_bar
@@ -547,8 +591,9 @@ class SearchAgent(Agent):
         if game.done or game.current_player != seat:
             raise ValueError(f"seat {seat} is not the seat to act (to act: {game.current_player})")
         if self.impl == "core":
+            rollout = self.rollout if self.network is None else self.network
             out = core_search(game, seat, rng=self.rng, samples=self.samples,
-                              playouts=self.playouts, rollout=self.rollout, z=self.z,
+                              playouts=self.playouts, rollout=rollout, z=self.z,
                               margin=self.margin, budget_ms=self.budget_ms, tries=self.tries,
                               prune=self.prune, prune_z=self.prune_z, threads=self.threads,
                               prune_bar=self.prune_bar)
