@@ -148,6 +148,8 @@ def test_ties_go_to_the_lowest_action_and_the_prior_bonus_decides(tmp_path):
     assert seen_other
 
 
+@pytest.mark.skipif(not (SHIPPED / "policy.safetensors").is_file(),
+                    reason="the shipped checkpoints are not in this tree (an sdist)")
 def test_shipped_network_is_training_policys_argmax():
     torch = pytest.importorskip("torch")
     from paohuzi_env import _fast
