@@ -163,6 +163,8 @@ def test_top_plays_out_only_the_bots_best_actions():
                       ({"top": 3, "rollout": "random"}, "rollout=random")]:
         with pytest.raises(ValueError, match=msg):
             core_search(g, 0, seed=0, **opts)
+    with pytest.raises(ValueError, match="network rollout"):  # it ranks by the bot's values
+        make_agent("search:top=3,rollout=checkpoint:checkpoints/shipped/pure-network.safetensors")
 
 
 def test_vector_search_asks_only_the_marked_hands():
@@ -191,7 +193,7 @@ def test_make_agent_uses_the_compiled_search():
     agent = make_agent("search:samples=4,prune=2,threads=2", seed=1)
     assert isinstance(agent, SearchAgent) and agent.impl == "core" and agent.prune == 2
     default = make_agent("search", seed=1)
-    assert default.impl == "core" and default.prune == 2 and default.prune_z == 0.25
+    assert default.impl == "core" and default.prune == 4 and default.prune_z == 1.5
     assert default.prune_bar == 1
     ref = make_agent("search:samples=4,impl=python", seed=1)
     assert ref.impl == "python" and ref.prune == 0

@@ -1,7 +1,9 @@
 // Binding of the compiled search (search.hpp): _fast.search_action, _fast.search_worlds and
 // _fast.search_actions. paohuzi_env.fast wraps them (fast.Game.search_action,
-// fast.VectorGame.search_actions); paohuzi_env.agents.search.SearchAgent calls them. Bad input
-// raises ValueError naming what is allowed, never crashes.
+// fast.VectorGame.search_actions); paohuzi_env.agents.search.SearchAgent calls them. Also the
+// policy network of the search's playouts (netpolicy.hpp): _fast.NetPolicy, built by
+// paohuzi_env.agents.network, and _fast.net_policy_action (its decision at one position, for the
+// tests). Bad input raises ValueError naming what is allowed, never crashes.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -37,9 +39,12 @@ RngTuple rng_to(const Pcg64& r) {
                     uint64_t(r.buf32));
 }
 
+using NetPtr = std::shared_ptr<NetPolicy>;
+
+// rollout "network" plays the worlds out with `net` (which must be given then, and only then).
 SearchOptions options(int samples, int playouts, const std::string& rollout, double z,
                       double margin, double budget_ms, int tries, int prune, double prune_z,
-                      int threads, bool prune_bar, int top) {
+                      int threads, bool prune_bar, int top, const NetPtr& net) {
     SearchOptions o;
     if (samples < 1 || playouts < 1)
         throw py::value_error("samples and playouts must be at least 1, got samples=" +
@@ -47,7 +52,14 @@ SearchOptions options(int samples, int playouts, const std::string& rollout, dou
     if (rollout == "expert") o.rollout = P_EXPERT;
     else if (rollout == "greedy") o.rollout = P_GREEDY;
     else if (rollout == "random") o.rollout = P_RANDOM;
-    else throw py::value_error("rollout must be one of expert, greedy, random, got '" + rollout + "'");
+    else if (rollout == "network") o.net = net;
+    else throw py::value_error("rollout must be one of expert, greedy, random, network, got '" +
+                               rollout + "'");
+    if ((rollout == "network") != bool(net))
+        throw py::value_error(net ? "a network is given: rollout must be 'network'"
+                                  : "rollout 'network' needs the network (net=NetPolicy)");
+    if (net && net->prior() != P_RANDOM && !bots_linked())
+        throw py::value_error("the compiled bots are not part of this build");
     auto bad = [](double x) { return !(x >= 0) || std::isinf(x); };
     if (bad(z) || bad(margin) || bad(budget_ms) || bad(prune_z) || tries < 1 || prune < 0)
         throw py::value_error("z, margin, budget_ms and prune_z must be finite and >= 0, tries >= 1 "
@@ -59,9 +71,10 @@ SearchOptions options(int samples, int playouts, const std::string& rollout, dou
         throw py::value_error("threads must be 1..256, got " + std::to_string(threads));
     if (top < 0 || top == 1)
         throw py::value_error("top must be 0 (every action) or at least 2, got " + std::to_string(top));
-    if (top > 0 && o.rollout == P_RANDOM)
-        throw py::value_error("top ranks actions by the rollout bot's values: not with rollout=random");
-    if (o.rollout != P_RANDOM && !bots_linked())
+    if (top > 0 && (o.rollout == P_RANDOM || o.net))
+        throw py::value_error("top ranks actions by the rollout bot's values: not with rollout=random "
+                              "or a network rollout");
+    if (!o.net && o.rollout != P_RANDOM && !bots_linked())
         throw py::value_error("the compiled bots are not part of this build");
     o.samples = samples;
     o.playouts = playouts;
@@ -85,6 +98,32 @@ void acting_seat(const Game& g, int seat) {
                               std::to_string(g.current_player()) + ")");
 }
 
+void check_rules_fit(const NetPtr& net, const Rules& rules) {
+    if (net && net->obs_size() != obs_size(rules))
+        throw py::value_error("the network reads " + std::to_string(net->obs_size()) +
+                              " observation floats, but rules '" + rules.name + "' produce " +
+                              std::to_string(obs_size(rules)));
+}
+
+// A float32 copy of `a`, which must have exactly the shape (rows[, cols]).
+std::vector<float> tensor(const py::array_t<float, py::array::c_style | py::array::forcecast>& a,
+                          const char* name, py::ssize_t rows, py::ssize_t cols = -1) {
+    const bool ok = cols < 0 ? (a.ndim() == 1 && a.shape(0) == rows)
+                             : (a.ndim() == 2 && a.shape(0) == rows && a.shape(1) == cols);
+    if (!ok) {
+        std::string got = "(";
+        for (py::ssize_t i = 0; i < a.ndim(); ++i)
+            got += (i ? ", " : "") + std::to_string(a.shape(i));
+        throw py::value_error(std::string("network tensor ") + name + " must have shape (" +
+                              std::to_string(rows) + (cols < 0 ? "," : ", " + std::to_string(cols)) +
+                              "), got " + got + ")");
+    }
+    for (py::ssize_t i = 0; i < a.size(); ++i)
+        if (!std::isfinite(a.data()[i]))
+            throw py::value_error(std::string("network tensor ") + name + " holds a non-finite value");
+    return std::vector<float>(a.data(), a.data() + a.size());
+}
+
 py::dict result_dict(const SearchResult& r) {
     py::dict d;
     d["choice"] = r.choice;
@@ -101,14 +140,72 @@ py::dict result_dict(const SearchResult& r) {
 }  // namespace
 
 void bind_search(py::module_& m) {
+    using F32 = py::array_t<float, py::array::c_style | py::array::forcecast>;
+    py::class_<NetPolicy, std::shared_ptr<NetPolicy>>(
+        m, "NetPolicy",
+        "A policy network's actor (training/model.py), played by its masked argmax in the "
+        "search's playouts (paohuzi_env.agents.network builds it from a .safetensors policy).")
+        .def(py::init([](int obs_size, int hidden, const std::string& prior, double prior_weight,
+                         const F32& w0, const F32& b0, const F32& w1, const F32& b1,
+                         const F32& w2, const F32& b2) {
+                 Policy p;
+                 if (prior == "none") p = P_RANDOM;
+                 else if (prior == "greedy") p = P_GREEDY;
+                 else if (prior == "expert") p = P_EXPERT;
+                 else throw py::value_error("prior must be none, greedy or expert, got '" + prior + "'");
+                 if (!std::isfinite(prior_weight))
+                     throw py::value_error("prior_weight must be finite");
+                 if (obs_size != OBS_SIZE && obs_size != OBS_SIZE_V2)
+                     throw py::value_error("obs_size must be " + std::to_string(OBS_SIZE) + " or " +
+                                           std::to_string(OBS_SIZE_V2) + ", got " +
+                                           std::to_string(obs_size));
+                 if (hidden < 1 || hidden > 1 << 16)
+                     throw py::value_error("hidden must be 1..65536, got " + std::to_string(hidden));
+                 const py::ssize_t in = obs_size + (p == P_RANDOM ? 0 : NUM_ACTIONS);
+                 return std::make_shared<NetPolicy>(
+                     obs_size, hidden, p, float(prior_weight),
+                     tensor(w0, "actor.0.weight", hidden, in), tensor(b0, "actor.0.bias", hidden),
+                     tensor(w1, "actor.2.weight", hidden, hidden), tensor(b1, "actor.2.bias", hidden),
+                     tensor(w2, "actor.4.weight", NUM_ACTIONS, hidden),
+                     tensor(b2, "actor.4.bias", NUM_ACTIONS));
+             }),
+             py::arg("obs_size"), py::arg("hidden"), py::arg("prior"), py::arg("prior_weight"),
+             py::arg("w0"), py::arg("b0"), py::arg("w1"), py::arg("b1"), py::arg("w2"),
+             py::arg("b2"))
+        .def_property_readonly("obs_size", &NetPolicy::obs_size)
+        .def_property_readonly("in_size", &NetPolicy::in_size)
+        .def_property_readonly("hidden", &NetPolicy::hidden)
+        .def_property_readonly("prior", [](const NetPolicy& n) {
+            return n.prior() == P_GREEDY ? "greedy" : n.prior() == P_EXPERT ? "expert" : "none";
+        })
+        .def_property_readonly("prior_weight", &NetPolicy::prior_weight);
+
+    m.def(
+        "net_policy_action",
+        [](const Game& g, const NetPolicy& net) {
+            if (g.done()) throw py::value_error("the hand is over: there is no decision");
+            if (net.obs_size() != obs_size(g.rules()))
+                throw py::value_error("the network reads " + std::to_string(net.obs_size()) +
+                                      " observation floats; the hand's rules produce " +
+                                      std::to_string(obs_size(g.rules())));
+            py::array_t<float> logits(NUM_ACTIONS);
+            NetScratch s;
+            const int a = net.action(g, &s, logits.mutable_data());
+            return py::make_tuple(a, logits);
+        },
+        py::arg("game"), py::arg("net"),
+        "The network's action at the hand's decision (its acting seat) and its 61 masked logits "
+        "(illegal actions -1e8): the decision the search's playouts take there.");
+
     m.def(
         "search_action",
         [](const Game& g, int seat, const RngTuple& rng_state, int samples, int playouts,
            const std::string& rollout, double z, double margin, double budget_ms, int tries,
-           int prune, double prune_z, int threads, bool prune_bar, int top) {
+           int prune, double prune_z, int threads, bool prune_bar, int top, const NetPtr& net) {
             acting_seat(g, seat);
             const SearchOptions o = options(samples, playouts, rollout, z, margin, budget_ms,
-                                            tries, prune, prune_z, threads, prune_bar, top);
+                                            tries, prune, prune_z, threads, prune_bar, top, net);
+            check_rules_fit(net, g.rules());
             Pcg64 rng = rng_from(rng_state);
             SearchResult r;
             const Game own(g);  // another Python thread may step `g` while the GIL is released
@@ -124,9 +221,9 @@ void bind_search(py::module_& m) {
         py::arg("playouts") = 256, py::arg("rollout") = "expert", py::arg("z") = 2.0,
         py::arg("margin") = 0.0, py::arg("budget_ms") = 0.0, py::arg("tries") = 8,
         py::arg("prune") = 0, py::arg("prune_z") = 1.0, py::arg("threads") = 1,
-        py::arg("prune_bar") = false, py::arg("top") = 0,
+        py::arg("prune_bar") = false, py::arg("top") = 0, py::arg("net") = NetPtr(),
         "The search's action for `seat` in `game` (a dict: choice, worlds, attempts, playouts, "
-        "legal, means, ses, played, rng_state).");
+        "legal, means, ses, played, rng_state). rollout 'network' plays out with `net`.");
 
     m.def(
         "search_worlds",
@@ -166,7 +263,7 @@ void bind_search(py::module_& m) {
         [](VectorGame& vg, py::array_t<int64_t, py::array::c_style> out, py::object which,
            uint64_t seed, int samples, int playouts, const std::string& rollout, double z,
            double margin, int tries, int prune, double prune_z, int threads, bool prune_bar,
-           int top, py::object rng_states) {
+           int top, py::object rng_states, const NetPtr& net) {
             const int n = vg.size();
             if (out.ndim() != 1 || out.shape(0) != n)
                 throw py::value_error("out must be an int64 array of shape (" + std::to_string(n) + ",)");
@@ -195,7 +292,8 @@ void bind_search(py::module_& m) {
             if (threads < 1 || threads > 256)
                 throw py::value_error("threads must be 1..256, got " + std::to_string(threads));
             const SearchOptions o = options(samples, playouts, rollout, z, margin, 0.0, tries,
-                                            prune, prune_z, 1, prune_bar, top);
+                                            prune, prune_z, 1, prune_bar, top, net);
+            check_rules_fit(net, vg.rules());
             int64_t* dst = out.mutable_data();
             {
                 py::gil_scoped_release nogil;
@@ -245,7 +343,7 @@ void bind_search(py::module_& m) {
         py::arg("samples") = 32, py::arg("playouts") = 256, py::arg("rollout") = "expert",
         py::arg("z") = 2.0, py::arg("margin") = 0.0, py::arg("tries") = 8, py::arg("prune") = 0,
         py::arg("prune_z") = 1.0, py::arg("threads") = 1, py::arg("prune_bar") = false,
-        py::arg("top") = 0, py::arg("rng_states") = py::none(),
+        py::arg("top") = 0, py::arg("rng_states") = py::none(), py::arg("net") = NetPtr(),
         "The search's action in each hand `which` marks (all if None), written into `out`.");
 }
 

@@ -342,8 +342,9 @@ struct WorldJob {
 };
 
 // Plays the active actions out in each world of the round: scores[w][j] (INT_MIN: not played).
+// The playouts use opt.net when it is set, else opt.rollout.
 void play_round(const std::vector<WorldJob>& worlds, const std::vector<int>& legal,
-                const std::vector<char>& active, int seat, Policy rollout, int threads,
+                const std::vector<char>& active, int seat, const SearchOptions& opt,
                 std::vector<std::vector<int>>* scores) {
     const size_t na = legal.size();
     std::vector<std::pair<int, int>> jobs;
@@ -355,10 +356,13 @@ void play_round(const std::vector<WorldJob>& worlds, const std::vector<int>& leg
         const auto [w, j] = jobs[i];
         Game c(worlds[w].g);
         c.step(legal[j]);
-        if (!c.done()) playout(&c, rollout, worlds[w].pseed, 0);
+        if (!c.done()) {
+            if (opt.net) playout(&c, *opt.net);
+            else playout(&c, opt.rollout, worlds[w].pseed, 0);
+        }
         (*scores)[w][j] = c.result().scores[seat];
     };
-    const int nt = std::max(1, std::min<int>(threads, int(jobs.size())));
+    const int nt = std::max(1, std::min<int>(opt.threads, int(jobs.size())));
     if (nt == 1) {
         for (size_t i = 0; i < jobs.size(); ++i) run(i);
         return;
@@ -391,15 +395,23 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
                                               : std::to_string(g.current_player())) + ")");
     if (opt.samples < 1 || opt.playouts < 1 || opt.tries < 1 || opt.z < 0 || opt.margin < 0 ||
         opt.budget_ms < 0 || opt.prune < 0 || opt.prune_z < 0 || opt.threads < 1 || opt.top < 0 ||
-        (opt.top > 0 && opt.top < 2) || (opt.top > 0 && opt.rollout == P_RANDOM))
+        (opt.top > 0 && opt.top < 2) || (opt.top > 0 && (opt.rollout == P_RANDOM || opt.net)))
         throw std::invalid_argument("bad search options");
+    if (opt.net && opt.net->obs_size() != obs_size(g.rules()))
+        throw std::invalid_argument("the rollout network reads " +
+                                    std::to_string(opt.net->obs_size()) +
+                                    " observation floats; the hand's rules produce " +
+                                    std::to_string(obs_size(g.rules())));
     SearchResult r;
     r.legal = g.legal();
     const std::vector<int>& legal = r.legal;
     const size_t na = legal.size();
     int def;
     std::vector<double> values;  // the bot's own value of each legal action (option top)
-    if (opt.rollout == P_RANDOM) {
+    if (opt.net) {
+        NetScratch ns;
+        def = opt.net->action(g, &ns);
+    } else if (opt.rollout == P_RANDOM) {
         def = legal[0];
     } else if (opt.top > 0 && int(na) > opt.top) {
         View v;
@@ -459,7 +471,7 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
             batch.push_back(std::move(job));
         }
         if (batch.empty()) break;
-        play_round(batch, legal, active, seat, opt.rollout, opt.threads, &got);
+        play_round(batch, legal, active, seat, opt, &got);
         for (auto& row : got) {
             for (size_t j = 0; j < na; ++j) r.playouts += row[j] != INT_MIN;
             scores.push_back(std::move(row));

@@ -17,9 +17,11 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine.hpp"
+#include "netpolicy.hpp"
 #include "numpy_rng.hpp"
 #include "vector.hpp"
 
@@ -66,6 +68,10 @@ struct SearchOptions {
     int samples = 32;       // worlds per decision
     int playouts = 256;     // at most this many playouts: fewer worlds with many actions (>= 2)
     Policy rollout = P_EXPERT;
+    // A trained policy network (netpolicy.hpp) instead of `rollout`: it plays the worlds out in
+    // every seat and gives the choice the search keeps unless an action clears the bar. It
+    // must read the observation of the hand's rules (std::invalid_argument otherwise).
+    std::shared_ptr<const NetPolicy> net;
     double z = 2.0;         // the significant-gain rule: mean gain - z se > margin
     double margin = 0.0;
     double budget_ms = 0.0; // stop sampling after this long (0: no limit)

@@ -10,8 +10,8 @@ At each decision with more than one legal action the agent
    the rules rule out: a seat that would have had to 跑, 提 or 偎 a card it let pass, or to 碰/吃
    where it did not, or whose answers could not have been the ones seen;
 2. plays each legal action out in every world with a rollout bot in all three seats (``expert``
-   by default; the compiled core plays the hand to its end), the same worlds for every action
-   (common random numbers);
+   by default, or a trained policy network: ``rollout=checkpoint:PATH``; the compiled core plays
+   the hand to its end), the same worlds for every action (common random numbers);
 3. keeps the rollout bot's own choice unless another action beats it world by world with a
    gain whose lower confidence bound (``z`` standard errors) clears ``margin`` points, so that
    the noise of a few playouts never decides.
@@ -25,7 +25,7 @@ Two implementations (docs/SEARCH.md, design (a)): the compiled search
 uses, and this module's Python search (``impl=python``), kept as the readable reference. For the
 same generator state they sample the same deals draw for draw and, with ``prune=0``, take the
 same decisions with the same worlds and means (``tests/test_fast_search.py``). The default spec
-prunes (``prune=2``): after every 2 worlds it stops playing out an action whose gain over the
+prunes (``prune=4``): after every 4 worlds it stops playing out an action whose gain over the
 rollout bot's choice cannot plausibly clear the bar of step 3, and ends when only that choice
 is left.
 
@@ -33,8 +33,9 @@ The search needs the hand's public course, which a :class:`~paohuzi_env.engine.P
 does not hold, so it is asked through :meth:`SearchAgent.act_game` (``paohuzi-eval`` and the
 project's harnesses do this for agents with an ``act_game`` method) and needs the compiled
 core (``paohuzi_env.fast``). Spec: ``search`` or, with every option at its default,
-``search:samples=32,playouts=256,rollout=expert,z=2,margin=0,budget_ms=0,tries=8,prune=2,``
-``prune_z=0.25,prune_bar=1,top=0,threads=1,impl=core`` (see :func:`parse_search_spec` and :class:`SearchAgent`);
+``search:samples=32,playouts=256,rollout=expert,z=2,margin=0,budget_ms=0,tries=8,prune=4,``
+``prune_z=1.5,prune_bar=1,top=0,threads=1,impl=core`` (see :func:`parse_search_spec` and
+:class:`SearchAgent`);
 ``search:prune=0`` is the reference's algorithm on the core, ``search:impl=python`` the
 reference itself.
 """
@@ -55,14 +56,16 @@ from .base import Agent
 
 NUM_TYPES = NUM_KINDS + 1  # the 20 kinds and the 王
 ROLLOUTS = ("expert", "greedy", "random")
+NETWORK_ROLLOUT = "checkpoint:"
+"""The prefix of a network rollout: ``rollout=checkpoint:PATH`` (:mod:`.network`)."""
 IMPLS = ("core", "python")
-# The default spec's pruning (docs/SEARCH.md): rounds of 2 worlds, an action dropped when its
-# gain + 0.25 se is below the bar it must clear at the end: about 0.17x the reference's playouts
-# (prune=0) and 8-9x faster than the Python reference, chosen on development seed 555 (1,000
-# deals each against expert: prune_z 1 +0.375, 0.5 +0.397, 0.25 +0.321; the 3,000-deal test run
-# is in docs/SEARCH.md).
-PRUNE = 2
-PRUNE_Z = 0.25
+# The default spec's pruning (docs/SEARCH.md): rounds of 4 worlds, an action dropped when its
+# gain + 1.5 se is below the bar it must clear at the end. The reference's decisions (prune=0) on
+# 299 of 300 positions, with 0.46x the playouts. Harder pruning is faster but weaker:
+# prune=2,prune_z=0.25 decides 8-9x faster than the Python reference and scored +0.164
+# [+0.069, +0.259] against expert over 3,000 duplicate deals (docs/SEARCH.md).
+PRUNE = 4
+PRUNE_Z = 1.5
 PRUNE_BAR = 1
 # The default spec plays out at most this many actions (0: all): see SearchAgent's ``top``.
 TOP = 0
@@ -340,6 +343,9 @@ def _world(kn: _Knowledge, deck: list[int], rules: Rules) -> Any | None:
 def parse_search_spec(arg: str) -> dict[str, Any]:
     """``samples=32,rollout=expert,z=2,margin=0,budget_ms=0`` -> keyword arguments.
 
+    ``rollout=checkpoint:PATH`` names a policy network (``PATH`` may hold ``:``, ``/`` and ``=``
+    but no comma, which separates the options).
+
     Raises:
         ValueError: naming an unknown key, a malformed pair or a bad value, and what is allowed.
     """
@@ -350,9 +356,15 @@ def parse_search_spec(arg: str) -> dict[str, Any]:
              "budget_ms": float, "tries": int, "prune": int, "prune_z": float, "threads": int,
              "prune_bar": int, "top": int,
              "impl": str}
+    last = ""
     for part in arg.split(","):
         key, sep, value = part.partition("=")
         key = key.strip()
+        if not sep and last == "rollout" and str(out["rollout"]).startswith(NETWORK_ROLLOUT):
+            raise ValueError(
+                f"search option rollout={out['rollout']},{part}: a comma separates the options, "
+                "so a checkpoint path in a search spec cannot hold one (rename or link the file)")
+        last = key
         if not sep or key not in types:
             raise ValueError(
                 f"bad search option {part!r}: use KEY=VALUE with KEY one of "
@@ -385,8 +397,21 @@ def _set_rng_state(rng: np.random.Generator, t: tuple[int, int, int, int, int, i
         "has_uint32": t[4], "uinteger": t[5]}
 
 
+def _rollout_args(rollout: Any, rules: Rules) -> tuple[str, Any]:
+    """The binding's ``rollout`` and ``net`` for a rollout bot's name, ``checkpoint:PATH`` or a
+    loaded :class:`~paohuzi_env.agents.network.Network` (checked against ``rules``)."""
+    from .network import Network, load_network
+
+    if isinstance(rollout, Network):
+        rollout.check_rules(rules)
+        return "network", rollout.core
+    if isinstance(rollout, str) and rollout.startswith(NETWORK_ROLLOUT):
+        return "network", load_network(rollout[len(NETWORK_ROLLOUT):], rules).core
+    return rollout, None
+
+
 def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
-                seed: Any = None, samples: int = 32, playouts: int = 256, rollout: str = "expert",
+                seed: Any = None, samples: int = 32, playouts: int = 256, rollout: Any = "expert",
                 z: float = 2.0, margin: float = 0.0, budget_ms: float = 0.0, tries: int = 8,
                 prune: int = PRUNE, prune_z: float = PRUNE_Z, threads: int = 1,
                 prune_bar: int = PRUNE_BAR, top: int = TOP) -> dict[str, Any]:
@@ -403,7 +428,11 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     ends when only the bot's choice is left. ``top=K`` (K >= 2) plays out only the rollout bot's
     choice and the next best ``K - 1`` actions by the bot's own value of each (the others get
     ``played`` 0 and a NaN mean); 0 plays every action. ``threads`` plays a round's playouts on
-    that many threads (the answer does not depend on it).
+    that many threads (the answer does not depend on it). ``rollout``: ``expert``, ``greedy``,
+    ``random``, ``checkpoint:PATH`` (a policy network, :func:`paohuzi_env.agents.network.load_network`;
+    it also gives the choice the search keeps) or a loaded
+    :class:`~paohuzi_env.agents.network.Network`; a network must have been trained under the
+    game's rules.
 
     Returns:
         a dict: ``choice``, ``worlds``, ``attempts``, ``playouts``, ``legal``, ``means`` (per
@@ -422,17 +451,18 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 3:
         raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
     real = game if isinstance(game, fast.Game) else fast.Game.replay(game.record())
+    rollout, net = _rollout_args(rollout, real.rules)
     gen = rng if rng is not None else np.random.default_rng(seed)
     out = core.search_action(real._g, int(seat), _rng_state(gen), samples=samples,
                              playouts=playouts, rollout=rollout, z=z, margin=margin,
                              budget_ms=budget_ms, tries=tries, prune=prune, prune_z=prune_z,
-                             threads=threads, prune_bar=bool(prune_bar), top=top)
+                             threads=threads, prune_bar=bool(prune_bar), top=top, net=net)
     _set_rng_state(gen, out.pop("rng_state"))
     return dict(out)
 
 
 def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, seed: int = 0, *,
-                  samples: int = 32, playouts: int = 256, rollout: str = "expert", z: float = 2.0,
+                  samples: int = 32, playouts: int = 256, rollout: Any = "expert", z: float = 2.0,
                   margin: float = 0.0, tries: int = 8, prune: int = PRUNE, prune_z: float = PRUNE_Z,
                   threads: int = 1, prune_bar: int = PRUNE_BAR, top: int = TOP,
                   rng_states: np.ndarray | None = None) -> np.ndarray:
@@ -467,10 +497,11 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
     if rng_states is not None and (not isinstance(rng_states, np.ndarray)
                                    or rng_states.dtype != np.uint64 or rng_states.shape != (n, 6)):
         raise ValueError(f"rng_states must be a uint64 array of shape ({n}, 6)")
+    rollout, net = _rollout_args(rollout, vg.rules)
     core.search_actions(vg._v, out, which, int(seed), samples=samples, playouts=playouts,
                         rollout=rollout, z=z, margin=margin, tries=tries, prune=prune,
                         prune_z=prune_z, threads=threads, prune_bar=bool(prune_bar), top=top,
-                        rng_states=rng_states)
+                        rng_states=rng_states, net=net)
     return out
 
 
@@ -494,7 +525,13 @@ class SearchAgent(Agent):
         samples: worlds per decision (each plays every legal action out once).
         playouts: at most this many playouts per decision: with many legal actions the worlds
             are fewer (at least 2), which keeps the slowest decisions bounded.
-        rollout: the bot that plays the worlds out: ``expert``, ``greedy`` or ``random``.
+        rollout: the bot that plays the worlds out: ``expert``, ``greedy`` or ``random``, or
+            ``checkpoint:PATH``: a trained policy network in every seat, playing its masked
+            argmax (and giving the choice the search keeps). ``PATH`` is a play-only
+            ``.safetensors`` policy with its ``.json`` sidecar (a ``.pt`` path reads the
+            ``.safetensors`` beside it), trained under ``rules``; it is read with numpy alone
+            and cached per file (:mod:`paohuzi_env.agents.network`). Compiled search only. A
+            network's playout costs a forward pass per decision: docs/SEARCH.md measures it.
         z: an action replaces the rollout bot's own choice only when its mean gain over that
             choice, world by world, less ``z`` standard errors, is above ``margin`` points.
         margin: see ``z``.
@@ -504,7 +541,7 @@ class SearchAgent(Agent):
         prune: 0 plays every legal action in every world (the reference); K > 0 plays the
             worlds in rounds of K and stops playing out an action that cannot plausibly beat the
             rollout bot's choice (see :func:`core_search`); compiled search only. Default:
-            ``PRUNE`` (2) for ``impl=core``, 0 for ``impl=python``.
+            ``PRUNE`` (4) for ``impl=core``, 0 for ``impl=python``.
         prune_z: the standard errors of that test.
         prune_bar: 1 (default): the upper bound is compared with the bar the action must clear
             at the end (``margin`` + ``z`` standard errors at the worlds wanted, estimated from
@@ -532,8 +569,10 @@ class SearchAgent(Agent):
         if samples < 1 or playouts < 1:
             raise ValueError(f"samples and playouts must be at least 1, got samples={samples}, "
                              f"playouts={playouts}")
-        if rollout not in ROLLOUTS:
-            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        if not isinstance(rollout, str) or not (rollout in ROLLOUTS or
+                                                rollout.startswith(NETWORK_ROLLOUT)):
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)} or "
+                             f"{NETWORK_ROLLOUT}PATH, got {rollout!r}")
         if z < 0 or margin < 0 or budget_ms < 0 or tries < 1:
             raise ValueError("z, margin and budget_ms must be >= 0 and tries >= 1, got "
                              f"z={z}, margin={margin}, budget_ms={budget_ms}, tries={tries}")
@@ -541,9 +580,9 @@ class SearchAgent(Agent):
             prune = PRUNE if impl == "core" else 0
         if top is None:
             top = TOP if impl == "core" else 0
-        if top < 0 or top == 1 or (top and rollout == "random"):
-            raise ValueError(f"top must be 0 (every action) or at least 2, and 0 with rollout=random, "
-                             f"got top={top}")
+        if top < 0 or top == 1 or (top and (rollout == "random" or rollout not in ROLLOUTS)):
+            raise ValueError(f"top must be 0 (every action) or at least 2, and 0 with rollout=random "
+                             f"or a network rollout (it ranks by the bot's values), got top={top}")
         if prune < 0 or prune_z < 0 or threads < 1:
             raise ValueError(f"prune and prune_z must be >= 0 and threads >= 1, got "
                              f"prune={prune}, prune_z={prune_z}, threads={threads}")
@@ -551,9 +590,15 @@ class SearchAgent(Agent):
             raise ValueError(f"prune_bar must be 0 or 1, got {prune_bar!r}")
         if impl not in IMPLS:
             raise ValueError(f"impl must be one of {', '.join(IMPLS)}, got {impl!r}")
-        if impl == "python" and (prune or threads != 1 or top):
-            raise ValueError("prune, top and threads are options of the compiled search (impl=core)")
+        if impl == "python" and (prune or threads != 1 or top or rollout not in ROLLOUTS):
+            raise ValueError("prune, top, threads and a network rollout are options of the "
+                             "compiled search (impl=core)")
         self.rules = as_rules(rules)
+        self.network: Any = None  # the rollout network (rollout=checkpoint:PATH)
+        if rollout.startswith(NETWORK_ROLLOUT):
+            from .network import load_network
+
+            self.network = load_network(rollout[len(NETWORK_ROLLOUT):], self.rules)
         self.prune = prune
         self.prune_z = prune_z
         self.prune_bar = prune_bar
@@ -574,7 +619,8 @@ class SearchAgent(Agent):
         cannot be batched with the same numbers (the Python reference, or a time budget)."""
         if self.impl != "core" or self.budget_ms:
             return None
-        return {"samples": self.samples, "playouts": self.playouts, "rollout": self.rollout,
+        rollout = self.rollout if self.network is None else self.network
+        return {"samples": self.samples, "playouts": self.playouts, "rollout": rollout,
                 "z": self.z, "margin": self.margin, "tries": self.tries, "prune": self.prune,
                 "prune_z": self.prune_z, "prune_bar": self.prune_bar, "top": self.top}
 
@@ -590,8 +636,9 @@ class SearchAgent(Agent):
         if game.done or game.current_player != seat:
             raise ValueError(f"seat {seat} is not the seat to act (to act: {game.current_player})")
         if self.impl == "core":
+            rollout = self.rollout if self.network is None else self.network
             out = core_search(game, seat, rng=self.rng, samples=self.samples,
-                              playouts=self.playouts, rollout=self.rollout, z=self.z,
+                              playouts=self.playouts, rollout=rollout, z=self.z,
                               margin=self.margin, budget_ms=self.budget_ms, tries=self.tries,
                               prune=self.prune, prune_z=self.prune_z, threads=self.threads,
                               prune_bar=self.prune_bar, top=self.top)

@@ -1,0 +1,134 @@
+// The policy network's forward pass and playouts (netpolicy.hpp).
+#include "netpolicy.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "observation.hpp"
+
+namespace phz {
+
+namespace {
+
+constexpr float MASK_VALUE = -1e8f;  // training/model.py MASK_VALUE
+
+constexpr size_t LANES = 8;  // output sizes are padded to a multiple of this
+
+size_t padded(int n) { return (size_t(n) + LANES - 1) / LANES * LANES; }
+
+// (rows, cols) row-major -> (cols, padded(rows)) row-major, the padding zeros.
+std::vector<float> transposed(const std::vector<float>& w, int rows, int cols) {
+    const size_t stride = padded(rows);
+    std::vector<float> t(size_t(cols) * stride, 0.0f);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) t[size_t(c) * stride + r] = w[size_t(r) * cols + c];
+    return t;
+}
+
+std::vector<float> padded_bias(std::vector<float> b) {
+    b.resize(padded(int(b.size())), 0.0f);
+    return b;
+}
+
+void check_size(const char* name, size_t got, size_t want) {
+    if (got != want)
+        throw std::invalid_argument(std::string("network tensor ") + name + " has " +
+                                    std::to_string(got) + " values, the network needs " +
+                                    std::to_string(want));
+}
+
+// o += x * row over n values (n a multiple of LANES): blocks of a fixed length, which -O2
+// vectorises.
+void axpy(float* __restrict o, const float* __restrict row, float x, size_t n) {
+    for (size_t i = 0; i < n; i += LANES)
+        for (size_t k = 0; k < LANES; ++k) o[i + k] += x * row[i + k];
+}
+
+// out = b + x·W for the transposed weights wt (n_in, b.size()): one row added per non-zero
+// input.
+void affine(const float* x, int n_in, const std::vector<float>& wt, const std::vector<float>& b,
+            std::vector<float>* out) {
+    const size_t n_out = b.size();
+    out->assign(b.begin(), b.end());
+    for (int j = 0; j < n_in; ++j)
+        if (x[j] != 0.0f) axpy(out->data(), wt.data() + size_t(j) * n_out, x[j], n_out);
+}
+
+void relu(std::vector<float>* h) {
+    for (float& v : *h) v = std::max(v, 0.0f);
+}
+
+}  // namespace
+
+NetPolicy::NetPolicy(int obs_size, int hidden, Policy prior, float prior_weight,
+                     const std::vector<float>& w0, std::vector<float> b0,
+                     const std::vector<float>& w1, std::vector<float> b1,
+                     const std::vector<float>& w2, std::vector<float> b2)
+    : obs_(obs_size), hidden_(hidden), prior_(prior), prior_weight_(prior_weight) {
+    if (obs_size != OBS_SIZE && obs_size != OBS_SIZE_V2)
+        throw std::invalid_argument("a network reads " + std::to_string(OBS_SIZE) + " or " +
+                                    std::to_string(OBS_SIZE_V2) + " observation floats, not " +
+                                    std::to_string(obs_size));
+    if (hidden < 1 || hidden > 1 << 16)
+        throw std::invalid_argument("hidden must be 1..65536, got " + std::to_string(hidden));
+    if (prior != P_RANDOM && prior != P_GREEDY && prior != P_EXPERT)
+        throw std::invalid_argument("a network's prior is none, greedy or expert");
+    in_ = obs_ + (prior_ == P_RANDOM ? 0 : NUM_ACTIONS);
+    const size_t h = size_t(hidden);
+    check_size("actor.0.weight", w0.size(), h * size_t(in_));
+    check_size("actor.0.bias", b0.size(), h);
+    check_size("actor.2.weight", w1.size(), h * h);
+    check_size("actor.2.bias", b1.size(), h);
+    check_size("actor.4.weight", w2.size(), size_t(NUM_ACTIONS) * h);
+    check_size("actor.4.bias", b2.size(), size_t(NUM_ACTIONS));
+    wt0_ = transposed(w0, hidden, in_);
+    wt1_ = transposed(w1, hidden, hidden);
+    wt2_ = transposed(w2, NUM_ACTIONS, hidden);
+    b0_ = padded_bias(std::move(b0));
+    b1_ = padded_bias(std::move(b1));
+    b2_ = padded_bias(std::move(b2));
+}
+
+int NetPolicy::action(const Game& g, NetScratch* s, float* logits) const {
+    if (g.done()) throw std::invalid_argument("the hand is over; no action is legal");
+    if (phz::obs_size(g.rules()) != obs_)
+        throw std::invalid_argument("this network reads " + std::to_string(obs_) +
+                                    " observation floats; the hand's rules produce " +
+                                    std::to_string(phz::obs_size(g.rules())));
+    g.fill_view(g.current_player(), s->view);
+    s->x.assign(size_t(in_), 0.0f);
+    encode(s->view, s->x.data());
+    int pa = -1;  // the prior bot's choice
+    if (prior_ != P_RANDOM) {
+        if (!bots_linked())
+            throw std::logic_error("the compiled bots (greedy_action, expert_action) are not built");
+        pa = prior_ == P_GREEDY ? greedy_action(s->view, g.rules())
+                                : expert_action(s->view, g.rules());
+        if (!g.is_legal(pa)) throw std::logic_error("a bot chose an illegal action");
+        s->x[size_t(obs_ + pa)] = 1.0f;
+    }
+    affine(s->x.data(), in_, wt0_, b0_, &s->h0);
+    relu(&s->h0);
+    affine(s->h0.data(), hidden_, wt1_, b1_, &s->h1);
+    relu(&s->h1);
+    affine(s->h1.data(), hidden_, wt2_, b2_, &s->logits);
+    if (pa >= 0) s->logits[size_t(pa)] += prior_weight_;
+    // The masked argmax: legal() is ascending, so a strict > keeps the lowest id of a tie.
+    const std::vector<int>& legal = g.legal();
+    int best = legal.at(0);
+    for (int a : legal)
+        if (s->logits[size_t(a)] > s->logits[size_t(best)]) best = a;
+    if (logits) {
+        std::fill(logits, logits + NUM_ACTIONS, MASK_VALUE);
+        for (int a : legal) logits[a] = s->logits[size_t(a)];
+    }
+    return best;
+}
+
+void playout(Game* g, const NetPolicy& net) {
+    NetScratch s;
+    while (!g->done()) g->step(net.action(*g, &s));
+}
+
+}  // namespace phz

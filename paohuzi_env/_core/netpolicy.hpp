@@ -1,0 +1,64 @@
+// A trained policy network in the core: the actor of training/model.py's ActorCritic, played
+// greedily, so that the search can play its worlds out with it (SearchOptions::net).
+//
+// The actor is an MLP: Linear(in, hidden) -> ReLU -> Linear(hidden, hidden) -> ReLU ->
+// Linear(hidden, 61), read from the acting seat's observation (observation.hpp: paohuzi-obs-v1,
+// or v2 with 王). A network trained with a prior bot (residual policy learning, `prior` greedy
+// or expert) also reads the one-hot (61) of that bot's choice after the observation, and the
+// choice gets `prior_weight` added to its logit. The action is the masked argmax: the legal
+// action with the largest logit, ties to the lowest action id; an illegal action is never chosen.
+//
+// The weights are float32, read-only once built: one NetPolicy serves any number of threads, each
+// with its own NetScratch. paohuzi_env/agents/network.py reads them from a .safetensors policy
+// (numpy alone) and checks the rules; the constructor checks the shapes.
+#pragma once
+
+#include <vector>
+
+#include "engine.hpp"
+#include "vector.hpp"
+
+namespace phz {
+
+// Per-call (per-thread) buffers of a forward pass.
+struct NetScratch {
+    View view;
+    std::vector<float> x, h0, h1, logits;
+};
+
+class NetPolicy {
+public:
+    // prior: P_RANDOM for none (the random bot is never a prior), P_GREEDY or P_EXPERT. The
+    // weights in PyTorch's layout (row-major (out, in)): w0 (hidden, obs_size [+ 61 with a
+    // prior]), w1 (hidden, hidden), w2 (61, hidden); biases b0, b1 (hidden) and b2 (61).
+    // std::invalid_argument for sizes that do not fit.
+    NetPolicy(int obs_size, int hidden, Policy prior, float prior_weight,
+              const std::vector<float>& w0, std::vector<float> b0,
+              const std::vector<float>& w1, std::vector<float> b1,
+              const std::vector<float>& w2, std::vector<float> b2);
+
+    int obs_size() const { return obs_; }
+    int in_size() const { return in_; }
+    int hidden() const { return hidden_; }
+    Policy prior() const { return prior_; }
+    float prior_weight() const { return prior_weight_; }
+
+    // The network's action for g's acting seat (the hand must be live and its observation
+    // obs_size() floats: std::invalid_argument otherwise). `logits` (optional): the 61 masked
+    // logits (illegal actions -1e8, as training/model.py's MASK_VALUE).
+    int action(const Game& g, NetScratch* s, float* logits = nullptr) const;
+
+private:
+    int obs_, in_, hidden_;
+    Policy prior_;
+    float prior_weight_;
+    // Transposed: wt0 (in, hidden), wt1 (hidden, hidden), wt2 (hidden, 61), so that a layer adds
+    // one row per non-zero input (the observation is mostly zeros, a ReLU output about half);
+    // each row and bias padded with zeros to a multiple of 8 values.
+    std::vector<float> wt0_, b0_, wt1_, b1_, wt2_, b2_;
+};
+
+// Play `g` to its end with the network in every seat.
+void playout(Game* g, const NetPolicy& net);
+
+}  // namespace phz

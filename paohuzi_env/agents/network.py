@@ -1,0 +1,289 @@
+"""A trained policy network for the compiled search's playouts, read with numpy alone.
+
+``search:rollout=checkpoint:PATH`` plays the search's worlds out with a network trained by
+``training/`` (``paohuzi_env/_core/netpolicy.hpp``: the actor of ``training/model.py``'s
+``ActorCritic``, its masked argmax, the prior bot's one-hot when it was trained with one).
+``PATH`` is a play-only ``.safetensors`` policy with its JSON sidecar (``format:
+paohuzi-policy-safetensors-v1``, written by ``python -m training.checkpoint export SRC
+NAME.safetensors``); for ``NAME.pt`` the sibling ``NAME.safetensors`` is read.
+
+This module never imports ``training`` nor torch. A policy file is data: it is parsed here
+(an 8-byte little-endian header length, a JSON header ``{name: {dtype, shape, data_offsets}}``,
+then the raw tensor bytes) and anything malformed is refused with a ``ValueError``; loading never
+runs code. Only the actor's six tensors are kept (``actor.0``/``actor.2``/``actor.4``
+``.weight``/``.bias``), as float32.
+
+:func:`load_network` caches a network per file (absolute path, size and modification time of
+the tensors and of the sidecar), so an agent made per decision does not read it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..actions import NUM_ACTIONS
+from ..observation import obs_size, obs_version
+from ..rules import Rules, as_rules, get_rules
+
+SIDECAR_FORMAT = "paohuzi-policy-safetensors-v1"
+"""The ``format`` of a policy's JSON sidecar (``training/checkpoint.py``)."""
+PRIORS = ("none", "greedy", "expert")
+ACTOR_TENSORS = ("actor.0.weight", "actor.0.bias", "actor.2.weight", "actor.2.bias",
+                 "actor.4.weight", "actor.4.bias")
+_DTYPES: dict[str, np.dtype[Any]] = {"F32": np.dtype("<f4"), "F64": np.dtype("<f8"),
+                                     "F16": np.dtype("<f2")}
+_MAX_HEADER = 100 << 20  # bytes: a header larger than this is not a policy's
+_CACHE_SIZE = 8
+
+
+def read_safetensors(path: str | Path) -> dict[str, np.ndarray]:
+    """The tensors of a ``.safetensors`` file as float arrays (F32, F64 or F16; copies).
+
+    Raises:
+        ValueError: if the file is missing, truncated, or its header is not the format's (not
+            JSON, offsets outside the data or not matching the shape, another dtype).
+    """
+    path = Path(path)
+    try:
+        blob = path.read_bytes()
+    except OSError as e:
+        raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
+    return _parse_safetensors(blob, str(path))
+
+
+def _parse_safetensors(blob: bytes, where: str) -> dict[str, np.ndarray]:
+    def bad(why: str) -> ValueError:
+        return ValueError(f"{where} is not a valid safetensors file: {why}")
+
+    if len(blob) < 8:
+        raise bad(f"{len(blob)} bytes, shorter than the 8-byte header length")
+    n = int.from_bytes(blob[:8], "little")
+    if n < 2 or n > min(_MAX_HEADER, len(blob) - 8):
+        raise bad(f"header length {n} does not fit the file ({len(blob)} bytes)")
+    try:
+        header = json.loads(blob[8:8 + n].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise bad(f"the header is not JSON ({e})") from None
+    if not isinstance(header, dict):
+        raise bad("the header is not a JSON object")
+    data = memoryview(blob)[8 + n:]
+    out: dict[str, np.ndarray] = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
+            raise bad(f"tensor {name!r}: an entry needs exactly dtype, shape and data_offsets")
+        dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+        if dtype not in _DTYPES:
+            raise bad(f"tensor {name!r} has dtype {dtype!r}; a policy's are one of "
+                      f"{', '.join(_DTYPES)}")
+        if not (isinstance(shape, list) and all(type(d) is int and d >= 0 for d in shape)):
+            raise bad(f"tensor {name!r}: shape {shape!r} is not a list of sizes")
+        if not (isinstance(offsets, list) and len(offsets) == 2
+                and all(type(o) is int for o in offsets) and 0 <= offsets[0] <= offsets[1] <= len(data)):
+            raise bad(f"tensor {name!r}: data_offsets {offsets!r} lie outside the "
+                      f"{len(data)} data bytes")
+        dt = _DTYPES[dtype]
+        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        if offsets[1] - offsets[0] != count * dt.itemsize:
+            raise bad(f"tensor {name!r}: {offsets[1] - offsets[0]} bytes for shape {shape} of "
+                      f"{dtype}")
+        arr = np.frombuffer(data[offsets[0]:offsets[1]], dtype=dt).reshape(shape)
+        out[name] = arr.astype(np.float32)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Network:
+    """A policy network loaded for the search (:func:`load_network`).
+
+    Attributes:
+        path: the ``.safetensors`` file read.
+        rules: the rules it was trained under (preset and overrides, from the sidecar).
+        obs_version: the observation it reads (``paohuzi-obs-v1`` or ``-v2``).
+        hidden: the width of its two hidden layers.
+        prior: ``none``, ``greedy`` or ``expert`` (the bot whose choice it reads and favours).
+        prior_weight: the logit bonus of the prior's choice.
+        tensors: the actor's six float32 tensors, by name (PyTorch's layout).
+        core: the compiled network (``paohuzi_env._fast.NetPolicy``) the search plays out with.
+    """
+
+    path: Path
+    rules: Rules
+    obs_version: str
+    hidden: int
+    prior: str
+    prior_weight: float
+    tensors: dict[str, np.ndarray]
+    core: Any
+
+    def check_rules(self, rules: str | Rules) -> None:
+        """Refuse to play under ``rules`` a network trained for another preset or observation.
+
+        Raises:
+            ValueError: naming both.
+        """
+        rules = as_rules(rules)
+        if rules.name != self.rules.name or obs_version(rules) != self.obs_version:
+            raise ValueError(
+                f"network {self.path} was trained under rules {self.rules.name!r} "
+                f"({self.obs_version}); the search plays rules {rules.name!r} "
+                f"({obs_version(rules)}): a network plays only the rules it was trained on")
+
+
+def policy_path(path: str | Path) -> Path:
+    """The ``.safetensors`` file that ``checkpoint:PATH`` names: ``PATH`` itself, or for a
+    ``.pt`` or ``.json`` name the sibling ``.safetensors``.
+
+    Raises:
+        ValueError: if there is no such file (saying how to make one from a ``.pt``).
+    """
+    p = Path(path)
+    if p.suffix in (".pt", ".json"):
+        st = p.with_suffix(".safetensors")
+        if st.is_file():
+            return st
+        if p.suffix == ".pt":
+            raise ValueError(
+                f"the search reads a network from a .safetensors policy (numpy alone, no torch), "
+                f"and {p} has no sibling {st.name}: write one with "
+                f"python -m training.checkpoint export {p} {st}")
+        raise ValueError(f"sidecar {p} has no policy {st.name} beside it")
+    if p.suffix != ".safetensors":
+        raise ValueError(f"a network for the search is a .safetensors policy (or a .pt with one "
+                         f"beside it), got {p}")
+    if not p.is_file():
+        raise ValueError(f"policy {p} does not exist")
+    return p
+
+
+def _sidecar(path: Path) -> Path:
+    side = path.with_suffix(".json")
+    if not side.is_file():
+        raise ValueError(f"policy {path} has no sidecar {side.name} (its rules, observation "
+                         "version and network shape)")
+    return side
+
+
+def _read_sidecar(path: Path) -> dict[str, Any]:
+    side = _sidecar(path)
+    try:
+        meta = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"sidecar {side} is not readable JSON: {e}") from None
+    if not isinstance(meta, dict) or meta.get("format") != SIDECAR_FORMAT:
+        raise ValueError(f"{side} is not a paohuzi policy sidecar (format {SIDECAR_FORMAT})")
+    return meta
+
+
+def _sidecar_rules(meta: dict[str, Any], where: Path) -> Rules:
+    """The rules of the sidecar: its ``rules`` (name + overrides), else its config's
+    (``training/checkpoint.py`` ``checkpoint_rules``)."""
+    rules, config = meta.get("rules"), meta.get("config")
+    try:
+        if isinstance(rules, dict) and isinstance(rules.get("name"), str):
+            return get_rules(rules["name"], **(rules.get("overrides") or {}))
+        if isinstance(config, dict) and isinstance(config.get("rules"), str):
+            return get_rules(config["rules"], **(config.get("rules_overrides") or {}))
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{where} names rules this paohuzi_env cannot build: {e}") from None
+    raise ValueError(f"{where} names no rules")
+
+
+def _load(path: Path) -> Network:
+    from .. import fast
+
+    meta = _read_sidecar(path)
+    side = path.with_suffix(".json")
+    try:
+        blob = path.read_bytes()
+    except OSError as e:
+        raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
+    digest = hashlib.sha256(blob).hexdigest()
+    if "weights_sha256" in meta and meta["weights_sha256"] != digest:
+        raise ValueError(f"{path} is not the tensors file its sidecar {side.name} describes "
+                         f"(SHA-256 {digest[:12]}..., the sidecar names "
+                         f"{str(meta['weights_sha256'])[:12]}...)")
+    tensors = _parse_safetensors(blob, str(path))
+    rules = _sidecar_rules(meta, side)
+    version = meta.get("obs_version")
+    if version != obs_version(rules):
+        raise ValueError(f"{side} says observation {version!r}, but its rules {rules.name!r} "
+                         f"produce {obs_version(rules)!r}")
+    config: dict[str, Any] = meta["config"] if isinstance(meta.get("config"), dict) else {}
+    prior = config.get("prior", "none")
+    if prior not in PRIORS:
+        raise ValueError(f"{side}: prior must be one of {', '.join(PRIORS)}, got {prior!r}")
+    prior_weight = config.get("prior_weight", 0.0)
+    if isinstance(prior_weight, bool) or not isinstance(prior_weight, (int, float)) \
+            or not np.isfinite(prior_weight):
+        raise ValueError(f"{side}: prior_weight must be a finite number, got {prior_weight!r}")
+    missing = [k for k in ACTOR_TENSORS if k not in tensors]
+    if missing:
+        raise ValueError(f"{path} lacks the actor's tensors {', '.join(missing)}")
+    hidden = tensors["actor.0.bias"].shape[0] if tensors["actor.0.bias"].ndim == 1 else -1
+    if config.get("hidden") not in (None, hidden):
+        raise ValueError(f"{side} says hidden {config.get('hidden')}, the tensors have {hidden}")
+    n_obs = obs_size(rules)
+    ain = n_obs + (NUM_ACTIONS if prior != "none" else 0)
+    want = {"actor.0.weight": (hidden, ain), "actor.0.bias": (hidden,),
+            "actor.2.weight": (hidden, hidden), "actor.2.bias": (hidden,),
+            "actor.4.weight": (NUM_ACTIONS, hidden), "actor.4.bias": (NUM_ACTIONS,)}
+    for k, shape in want.items():
+        if tensors[k].shape != shape:
+            raise ValueError(f"tensor {k} of {path} has shape {tensors[k].shape}; a network "
+                             f"for {version} with prior {prior!r} needs {shape}")
+        if not np.isfinite(tensors[k]).all():
+            raise ValueError(f"tensor {k} of {path} holds a non-finite value")
+    actor = {k: np.ascontiguousarray(tensors[k]) for k in ACTOR_TENSORS}
+    core = fast._require().NetPolicy(
+        n_obs, hidden, prior, float(prior_weight), actor["actor.0.weight"], actor["actor.0.bias"],
+        actor["actor.2.weight"], actor["actor.2.bias"], actor["actor.4.weight"],
+        actor["actor.4.bias"])
+    return Network(path, rules, version, hidden, prior, float(prior_weight), actor, core)
+
+
+_cache: OrderedDict[tuple, Network] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def load_network(path: str | Path, rules: str | Rules | None = None) -> Network:
+    """The network of the policy at ``path`` (see :func:`policy_path`), checked against
+    ``rules`` when given (:meth:`Network.check_rules`).
+
+    Cached per file: the same absolute path, size and modification time (of the tensors and of
+    the sidecar) give the same :class:`Network` without reading the file again.
+
+    Raises:
+        ValueError: a missing or malformed file, shapes that do not fit the sidecar's rules and
+            prior, or a network for other rules than ``rules``.
+        RuntimeError: when the compiled core is not available.
+    """
+    p = policy_path(path).resolve()
+    try:
+        st, ss = os.stat(p), os.stat(_sidecar(p))
+    except OSError as e:
+        raise ValueError(f"cannot read {p}: {e.strerror or e}") from None
+    key = (str(p), st.st_size, st.st_mtime_ns, ss.st_size, ss.st_mtime_ns)
+    with _cache_lock:
+        net = _cache.get(key)
+        if net is not None:
+            _cache.move_to_end(key)
+    if net is None:
+        net = _load(p)
+        with _cache_lock:
+            _cache[key] = net
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    if rules is not None:
+        net.check_rules(rules)
+    return net

@@ -1,0 +1,311 @@
+"""A trained policy network as the compiled search's rollout (``search:rollout=checkpoint:PATH``;
+``paohuzi_env/_core/netpolicy.hpp``, ``paohuzi_env/agents/network.py``).
+
+The networks here are tiny ones with random weights, written by the tests with numpy alone
+(``.safetensors`` + JSON sidecar); only the check against ``training.policy`` on the shipped
+network needs torch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paohuzi_env import fast
+from paohuzi_env.actions import NUM_ACTIONS
+from paohuzi_env.agents import make_agent
+from paohuzi_env.agents.network import load_network, read_safetensors
+from paohuzi_env.agents.search import core_search, parse_search_spec, vector_search
+from paohuzi_env.observation import encode, obs_size, obs_version
+from paohuzi_env.rules import get_rules
+
+pytestmark = pytest.mark.skipif(not fast.available(), reason="needs the compiled core")
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ROOT / "checkpoints" / "shipped"
+
+
+def _safetensors_bytes(tensors: dict[str, np.ndarray]) -> bytes:
+    header, chunks, at = {}, [], 0
+    for name, arr in tensors.items():
+        raw = np.ascontiguousarray(arr, dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(arr.shape), "data_offsets": [at, at + len(raw)]}
+        chunks.append(raw)
+        at += len(raw)
+    head = json.dumps(header).encode()
+    head += b" " * (-len(head) % 8)
+    return len(head).to_bytes(8, "little") + head + b"".join(chunks)
+
+
+def write_policy(path: Path, rules: str = "huaihua", hidden: int = 12, prior: str = "none",
+                 prior_weight: float = 0.0, seed: int = 0, scale: float = 0.5,
+                 tensors: dict[str, np.ndarray] | None = None) -> Path:
+    """A random network as a play-only ``.safetensors`` policy and its sidecar."""
+    r = get_rules(rules)
+    ain = obs_size(r) + (NUM_ACTIONS if prior != "none" else 0)
+    rng = np.random.default_rng(seed)
+    if tensors is None:
+        shapes = {"actor.0.weight": (hidden, ain), "actor.0.bias": (hidden,),
+                  "actor.2.weight": (hidden, hidden), "actor.2.bias": (hidden,),
+                  "actor.4.weight": (NUM_ACTIONS, hidden), "actor.4.bias": (NUM_ACTIONS,),
+                  "critic.4.bias": (1,)}  # a critic tensor: not read
+        tensors = {k: (rng.standard_normal(s) * scale).astype(np.float32) for k, s in shapes.items()}
+    blob = _safetensors_bytes(tensors)
+    path.write_bytes(blob)
+    meta = {"format": "paohuzi-policy-safetensors-v1", "obs_version": obs_version(r),
+            "config": {"hidden": hidden, "prior": prior, "prior_weight": prior_weight,
+                       "rules": rules, "rules_overrides": {}},
+            "rules": {"name": rules, "overrides": {}}, "policy_only": True,
+            "weights_sha256": hashlib.sha256(blob).hexdigest()}
+    path.with_suffix(".json").write_text(json.dumps(meta))
+    return path
+
+
+def reference_logits(t: dict[str, np.ndarray], obs: np.ndarray, prior_action: int | None,
+                     prior_weight: float) -> np.ndarray:
+    """training/model.py's actor in numpy (float32), before masking."""
+    x = obs.astype(np.float32)
+    onehot = np.zeros(NUM_ACTIONS, np.float32)
+    if prior_action is not None:
+        onehot[prior_action] = 1.0
+        x = np.concatenate([x, onehot])
+    h = np.maximum(t["actor.0.weight"] @ x + t["actor.0.bias"], 0)
+    h = np.maximum(t["actor.2.weight"] @ h + t["actor.2.bias"], 0)
+    return t["actor.4.weight"] @ h + t["actor.4.bias"] + np.float32(prior_weight) * onehot
+
+
+def random_positions(rules: str, seeds: range, every: int = 1):
+    """Clones at every ``every``-th decision (single-option ones included) of random-play
+    hands."""
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        g = fast.Game(rules, seed=seed)
+        n = 0
+        while not g.done:
+            if n % every == 0:
+                yield g.clone()
+            n += 1
+            legal = g.legal_actions()
+            g.step(legal[int(rng.integers(len(legal)))])
+
+
+@pytest.mark.parametrize("rules,prior,hidden", [("huaihua", "none", 12), ("huaihua", "expert", 16),
+                                                ("yongzhou", "greedy", 9)])
+def test_forward_pass_and_argmax_are_the_numpy_reference(tmp_path, rules, prior, hidden):
+    from paohuzi_env import _fast
+
+    weight = 0.0 if prior == "none" else 1.5
+    net = load_network(write_policy(tmp_path / "net.safetensors", rules, hidden, prior, weight,
+                                    seed=hidden), rules)
+    assert (net.prior, net.hidden, net.core.in_size) == (
+        prior, hidden, obs_size(get_rules(rules)) + (NUM_ACTIONS if prior != "none" else 0))
+    checked = near_ties = 0
+    for g in random_positions(rules, range(15)):
+        view = g.view(g.current_player)
+        pa = None if prior == "none" else (g.expert_action() if prior == "expert"
+                                           else g.greedy_action())
+        ref = reference_logits(net.tensors, encode(view), pa, weight)
+        action, logits = _fast.net_policy_action(g._g, net.core)
+        legal = g.legal_actions()
+        mask = np.zeros(NUM_ACTIONS, bool)
+        mask[legal] = True
+        assert action in legal
+        assert (logits[~mask] == np.float32(-1e8)).all()
+        np.testing.assert_allclose(logits[mask], ref[mask], rtol=1e-4, atol=1e-4)
+        masked = np.where(mask, ref, -np.inf)
+        top = np.sort(masked[mask])[::-1]
+        if len(top) > 1 and top[0] - top[1] < 1e-3:
+            near_ties += 1  # float order may flip it; the C++ answer is its own logits' argmax
+            assert action == int(np.argmax(np.where(mask, logits, -np.inf)))
+        else:
+            assert action == int(np.argmax(masked))
+        checked += 1
+    assert checked > 300 and near_ties < checked // 50
+
+
+def test_ties_go_to_the_lowest_action_and_the_prior_bonus_decides(tmp_path):
+    from paohuzi_env import _fast
+
+    zeros = {k: np.zeros(s, np.float32) for k, s in [
+        ("actor.0.weight", (8, obs_size(get_rules("huaihua")) + NUM_ACTIONS)),
+        ("actor.0.bias", (8,)), ("actor.2.weight", (8, 8)), ("actor.2.bias", (8,)),
+        ("actor.4.weight", (NUM_ACTIONS, 8)), ("actor.4.bias", (NUM_ACTIONS,))]}
+    flat = load_network(write_policy(tmp_path / "flat.safetensors", hidden=8, prior="expert",
+                                     prior_weight=0.0, tensors=zeros))
+    bonus = load_network(write_policy(tmp_path / "bonus.safetensors", hidden=8, prior="expert",
+                                      prior_weight=2.0, tensors=zeros))
+    seen_other = False
+    for g in random_positions("huaihua", range(3), every=3):
+        legal = g.legal_actions()
+        assert _fast.net_policy_action(g._g, flat.core)[0] == min(legal)
+        assert _fast.net_policy_action(g._g, bonus.core)[0] == g.expert_action()
+        seen_other |= g.expert_action() != min(legal)
+    assert seen_other
+
+
+@pytest.mark.skipif(not (SHIPPED / "policy.safetensors").is_file(),
+                    reason="the shipped checkpoints are not in this tree (an sdist)")
+def test_shipped_network_is_training_policys_argmax():
+    torch = pytest.importorskip("torch")
+    from paohuzi_env import _fast
+    from training.policy import load_checkpoint_agent
+
+    torch.set_num_threads(1)
+    for name, every, want in (("pure-network", 1, 300), ("policy", 3, 150)):
+        agent = load_checkpoint_agent(str(SHIPPED / f"{name}.pt"), seed=0, rules="huaihua")
+        net = load_network(SHIPPED / f"{name}.safetensors", "huaihua")
+        assert net.prior == agent.model.prior and net.prior_weight == agent.model.prior_weight
+        checked = 0
+        for g in random_positions("huaihua", range(20, 80), every=every):
+            if len(g.legal_actions()) < 2:
+                continue
+            view = g.view(g.current_player)
+            ref = agent.logits(view).numpy()
+            action, logits = _fast.net_policy_action(g._g, net.core)
+            legal = g.legal_actions()
+            np.testing.assert_allclose(logits[legal], ref[legal], rtol=1e-4, atol=1e-3)
+            top = np.sort(ref[legal])[::-1]
+            if top[0] - top[1] > 1e-3:
+                assert action == agent.act(view), (name, checked)
+            checked += 1
+            if checked == want:
+                break
+        assert checked == want, (name, checked)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return write_policy(tmp_path_factory.mktemp("net") / "tiny.safetensors", hidden=16, seed=3)
+
+
+def test_search_with_a_network_rollout_is_deterministic_and_thread_safe(tiny):
+    spec = f"search:rollout=checkpoint:{tiny},samples=6,playouts=60,prune=0"
+    assert parse_search_spec(spec.partition(":")[2])["rollout"] == f"checkpoint:{tiny}"
+    positions = [g for i, g in enumerate(random_positions("huaihua", range(2))) if
+                 len(g.legal_actions()) > 2 and i % 2 == 0][:4]
+    assert positions
+    for i, g in enumerate(positions):
+        seat = g.current_player
+        one = make_agent(spec, seed=i)
+        a1 = one.act_game(g, seat)
+        assert one.last["worlds"] >= 2 and one.last["playouts"] > 0
+        again = make_agent(spec, seed=i)
+        two = make_agent(spec + ",threads=2", seed=i)
+        assert again.act_game(g, seat) == a1 == two.act_game(g, seat)
+        assert again.last["means"] == one.last["means"] == two.last["means"]
+        assert a1 in g.legal_actions()
+    # the network plays differently from the expert: the worlds' outcomes differ
+    g = positions[0]
+    netted = core_search(g, g.current_player, seed=5, rollout=f"checkpoint:{tiny}", prune=0)
+    expert = core_search(g, g.current_player, seed=5, prune=0)
+    assert netted["worlds"] == expert["worlds"] and netted["means"] != expert["means"]
+
+
+def test_vector_search_takes_a_network_rollout(tiny):
+    vg = fast.VectorGame(4, "huaihua", seed=2)
+    opts = dict(samples=4, playouts=40, rollout=f"checkpoint:{tiny}")
+    a = vector_search(vg, None, seed=7, threads=1, **opts)
+    b = vg.search_actions(None, seed=7, threads=2, **opts)
+    assert (a == b).all()
+    net = load_network(tiny)
+    assert (vector_search(vg, None, seed=7, samples=4, playouts=40, rollout=net) == a).all()
+    for i in range(4):
+        assert a[i] in vg.hand(i).legal_actions()
+
+
+def test_network_is_cached_per_file(tmp_path):
+    p = write_policy(tmp_path / "c.safetensors", seed=1)
+    first = load_network(p)
+    assert load_network(str(p)) is first
+    assert make_agent(f"search:rollout=checkpoint:{p}").network is first
+    st = os.stat(p)
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # the file changed: read again
+    assert load_network(p) is not first
+
+
+def test_bad_networks_raise_clear_errors(tmp_path, tiny):
+    g = fast.Game("huaihua", seed=0)
+    s = g.current_player
+    with pytest.raises(ValueError, match="does not exist"):
+        make_agent(f"search:rollout=checkpoint:{tmp_path / 'missing.safetensors'}")
+    with pytest.raises(ValueError, match="training.checkpoint export"):
+        make_agent(f"search:rollout=checkpoint:{tmp_path / 'model.pt'}")
+    with pytest.raises(ValueError, match="cannot hold one"):
+        parse_search_spec(f"rollout=checkpoint:{tmp_path}/a,b.safetensors,samples=4")
+    with pytest.raises(ValueError, match="compiled search"):
+        make_agent(f"search:rollout=checkpoint:{tiny},impl=python")
+    with pytest.raises(ValueError, match="rollout must be one of"):
+        make_agent("search:rollout=network")
+    # malformed files
+    good = tiny.read_bytes()
+    for i, (blob, msg) in enumerate([
+            (b"\x01\x02", "shorter than"),
+            ((10**9).to_bytes(8, "little") + good[8:], "header length"),
+            (len(b"[1, 2]").to_bytes(8, "little") + b"[1, 2]", "not a JSON object"),
+            (len(b"{nope").to_bytes(8, "little") + b"{nope", "not JSON"),
+            (good[:-4], "outside the"),
+    ]):
+        p = tmp_path / f"bad{i}.safetensors"
+        p.write_bytes(blob)
+        side = json.loads(tiny.with_suffix(".json").read_text())
+        side["weights_sha256"] = hashlib.sha256(blob).hexdigest()
+        p.with_suffix(".json").write_text(json.dumps(side))
+        with pytest.raises(ValueError, match=msg):
+            load_network(p)
+    hdr = json.dumps({"x": {"dtype": "I64", "shape": [1], "data_offsets": [0, 8]}}).encode()
+    (tmp_path / "i64.safetensors").write_bytes(len(hdr).to_bytes(8, "little") + hdr + bytes(8))
+    with pytest.raises(ValueError, match="dtype 'I64'"):
+        read_safetensors(tmp_path / "i64.safetensors")
+    hdr = json.dumps({"x": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}}).encode()
+    (tmp_path / "sz.safetensors").write_bytes(len(hdr).to_bytes(8, "little") + hdr + bytes(8))
+    with pytest.raises(ValueError, match="8 bytes for shape"):
+        read_safetensors(tmp_path / "sz.safetensors")
+    # a tensors file its sidecar does not describe, a missing sidecar
+    other = tmp_path / "other.safetensors"
+    other.write_bytes(good[:-4] + b"\0\0\0\0")
+    other.with_suffix(".json").write_text(tiny.with_suffix(".json").read_text())
+    with pytest.raises(ValueError, match="SHA-256"):
+        load_network(other)
+    other.with_suffix(".json").unlink()
+    with pytest.raises(ValueError, match="no sidecar"):
+        load_network(other)
+    # shapes: a network whose sidecar says a prior its tensors were not made for
+    wrong = write_policy(tmp_path / "wrong.safetensors", hidden=8)
+    side = json.loads(wrong.with_suffix(".json").read_text())
+    side["config"]["prior"] = "expert"
+    wrong.with_suffix(".json").write_text(json.dumps(side))
+    with pytest.raises(ValueError, match="needs \\(8, 824\\)"):
+        load_network(wrong)
+    nan = write_policy(tmp_path / "nan.safetensors", hidden=8, tensors={
+        k: np.full(s, np.nan if k == "actor.2.bias" else 0.0, np.float32) for k, s in [
+            ("actor.0.weight", (8, 763)), ("actor.0.bias", (8,)), ("actor.2.weight", (8, 8)),
+            ("actor.2.bias", (8,)), ("actor.4.weight", (NUM_ACTIONS, 8)),
+            ("actor.4.bias", (NUM_ACTIONS,))]})
+    with pytest.raises(ValueError, match="non-finite"):
+        load_network(nan)
+    # rules: a huaihua network under yongzhou, and a yongzhou one for a huaihua hand
+    with pytest.raises(ValueError, match="trained under rules 'huaihua'"):
+        make_agent(f"search:rollout=checkpoint:{tiny}", rules="yongzhou")
+    yz = write_policy(tmp_path / "yz.safetensors", rules="yongzhou", hidden=8)
+    with pytest.raises(ValueError, match="trained under rules 'yongzhou'"):
+        core_search(g, s, seed=0, rollout=f"checkpoint:{yz}")
+    with pytest.raises(ValueError, match="trained under rules 'yongzhou'"):
+        vector_search(fast.VectorGame(2, "huaihua", seed=0), rollout=load_network(yz))
+    # the binding itself: the network and the hand's observation must fit
+    from paohuzi_env import _fast
+
+    with pytest.raises(ValueError, match="observation floats"):
+        _fast.net_policy_action(g._g, load_network(yz).core)
+    with pytest.raises(ValueError, match="needs the network"):
+        _fast.search_action(g._g, s, (0, 0, 0, 1, 0, 0), rollout="network")
+    with pytest.raises(ValueError, match="must have shape"):
+        _fast.NetPolicy(763, 4, "none", 0.0, np.zeros((4, 762), np.float32), np.zeros(4),
+                        np.zeros((4, 4)), np.zeros(4), np.zeros((61, 4)), np.zeros(61))
+    with pytest.raises(ValueError, match="prior must be"):
+        _fast.NetPolicy(763, 4, "random", 0.0, np.zeros((4, 763)), np.zeros(4),
+                        np.zeros((4, 4)), np.zeros(4), np.zeros((61, 4)), np.zeros(61))
