@@ -238,16 +238,10 @@ def _safetensors():
 
 def _load_safetensors(path: Path) -> dict[str, Any]:
     """A ``.safetensors`` policy and its sidecar, as the dict a play-only ``.pt`` export holds."""
+    from paohuzi_env.agents.network import read_sidecar
+
     side = sidecar_path(path)
-    if not side.is_file():
-        raise ValueError(f"policy {path} has no sidecar {side} (its rules, observation version "
-                         "and network shape)")
-    try:
-        meta = json.loads(side.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"sidecar {side} is not readable JSON: {e}") from None
-    if not isinstance(meta, dict) or meta.get("format") != SIDECAR_FORMAT:
-        raise ValueError(f"{side} is not a paohuzi policy sidecar (format {SIDECAR_FORMAT})")
+    meta = read_sidecar(path)
     blob = path.read_bytes()
     digest = hashlib.sha256(blob).hexdigest()
     if meta.get("weights_sha256") != digest:

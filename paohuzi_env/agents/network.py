@@ -174,7 +174,9 @@ def _sidecar(path: Path) -> Path:
     return side
 
 
-def _read_sidecar(path: Path) -> dict[str, Any]:
+def read_sidecar(path: Path) -> dict[str, Any]:
+    """The JSON sidecar of the ``.safetensors`` policy ``path``, checked to be one (a
+    ``ValueError`` naming the file otherwise); the trainer's loader reads it with this too."""
     side = _sidecar(path)
     try:
         meta = json.loads(side.read_text(encoding="utf-8"))
@@ -202,7 +204,7 @@ def _sidecar_rules(meta: dict[str, Any], where: Path) -> Rules:
 def _load(path: Path) -> Network:
     from .. import fast
 
-    meta = _read_sidecar(path)
+    meta = read_sidecar(path)
     side = path.with_suffix(".json")
     try:
         blob = path.read_bytes()
