@@ -189,6 +189,38 @@ def test_vector_search_asks_only_the_marked_hands():
         assert core_search(g, g.current_player, rng=rng, samples=4)["choice"] == all_out[i]
 
 
+def test_vector_search_with_rng_states_draws_as_each_hands_agent():
+    """``rng_states``: hand i draws from the PCG64 state in row i, advanced in place exactly as
+    core_search advances a Generator in that state (the batched harness relies on it)."""
+    from paohuzi_env.agents.search import rng_state_row, set_rng_from_row
+
+    vg = fast.VectorGame(5, "huaihua", seed=6)
+    for _ in range(4):
+        vg.step(vg.expert_actions())
+    which = np.array([True, True, False, True, True])
+    gens = [np.random.default_rng([6, i]) for i in range(5)]
+    states = np.zeros((5, 6), np.uint64)
+    for i, r in enumerate(gens):
+        rng_state_row(r, states[i])
+    before = states.copy()
+    out = np.full(5, -1, np.int64)
+    vector_search(vg, which, out, samples=4, prune=2, rng_states=states)
+    assert (states[2] == before[2]).all() and out[2] == -1  # unmarked: untouched
+    for i in np.flatnonzero(which):
+        g = vg.hand(int(i))
+        r = np.random.default_rng([6, int(i)])
+        assert core_search(g, g.current_player, rng=r, samples=4, prune=2)["choice"] == out[i]
+        after = np.random.default_rng()
+        set_rng_from_row(after, states[i])
+        assert after.bit_generator.state == r.bit_generator.state
+    for bad in (np.zeros((5, 6), np.int64), np.zeros((4, 6), np.uint64),
+                np.zeros((5, 6), np.uint64)[:, ::-1], [[0] * 6] * 5):
+        with pytest.raises(ValueError, match="rng_states"):
+            vector_search(vg, which, out, samples=4, rng_states=bad)
+        with pytest.raises(ValueError, match="rng_states"):
+            fast._require().search_actions(vg._v, out, which, 0, samples=4, rng_states=bad)
+
+
 def test_make_agent_uses_the_compiled_search():
     agent = make_agent("search:samples=4,prune=2,threads=2", seed=1)
     assert isinstance(agent, SearchAgent) and agent.impl == "core" and agent.prune == 2
