@@ -36,9 +36,15 @@ def test_fixture_covers_every_rule_set():
     assert {"hu", "draw"} <= reasons
 
 
+# The default suite replays the first SAMPLE hands of every rule set; -m slow replays all 300+.
+SAMPLE = 100
+
+
+@pytest.mark.parametrize("hands", [SAMPLE, pytest.param(None, marks=pytest.mark.slow)],
+                         ids=["sample", "all"])
 @pytest.mark.parametrize("name", list(ref.RULE_SETS))
-def test_replay_matches_stored_records(name):
-    for i, stored in enumerate(STORED["records"][name]):
+def test_replay_matches_stored_records(name, hands):
+    for i, stored in enumerate(STORED["records"][name][:hands]):
         got = normal(ref.play(name, i))
         for j, (a, b) in enumerate(zip(got["steps"], stored["steps"])):
             assert a == b, f"{name} hand {i} decision {j}: {a} != stored {b}"
