@@ -66,8 +66,8 @@ def test_distill_and_kl_settings_are_checked():
         make_config({**ok, "distill_temperature": 0})
     with pytest.raises(ValueError, match="kl_coef"):
         make_config({"kl_coef": -1})
-    with pytest.raises(ValueError, match="exclude"):
-        make_config({**ok, "init_from": "a.pt"})
+    # distillation may start from a trained network (tested in the tiny recipe below)
+    assert make_config({**ok, "init_from": "a.pt"}).init_from == "a.pt"
 
 
 def test_kl_coefficient_decays_linearly():
@@ -135,6 +135,16 @@ def test_tiny_recipe_labels_distill_ppo_with_kl_and_evaluation(tmp_path, monkeyp
     train(make_config({**base, "distill_epochs": 3}), log=lambda *a: lines.append(" ".join(map(str, a))))
     assert any("resumed" in s and "after epoch 2" in s for s in lines)
     assert load_checkpoint(tmp_path / "checkpoints" / "d__1" / STATE_NAME)["epoch"] == 3
+    # distillation from a trained network (init_from): with a negligible learning rate its
+    # actor is still that network's after an epoch
+    lines.clear()
+    again = train(make_config({**base, "run_name": "d2", "distill_epochs": 1,
+                               "init_from": str(final), "distill_learning_rate": 1e-12}),
+                  log=lambda *a: lines.append(" ".join(map(str, a))))
+    assert any("init_from" in s and "actor loaded, critic loaded" in s for s in lines), lines
+    w0 = load_checkpoint(final)["model"]["actor.0.weight"]
+    w1 = load_checkpoint(again)["model"]["actor.0.weight"]
+    assert torch.allclose(w0, w1, atol=1e-6)
     # PPO from it: actor loaded, central critic fresh, the KL to the reference reported
     ppo = make_config(dict(run_name="p", seed=1, total_steps=600, workers=1, games_per_worker=4,
                            steps_per_worker=300, hidden=32, minibatch_size=128, update_epochs=1,

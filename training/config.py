@@ -119,7 +119,8 @@ class PPOConfig:
     """Share of the labelled hands held out to measure agreement and value loss (0: none)."""
     init_from: str = ""
     """A checkpoint whose network a fresh run starts from (e.g. a distilled run's ``final.pt``):
-    the actor always, the critic when its shape matches (else a fresh critic)."""
+    the actor always, the critic when its shape matches (else a fresh critic). With
+    ``distill_labels`` the distillation starts from it (e.g. a PPO-trained network)."""
     kl_coef: float = 0.0
     """PPO with a KL penalty ``kl_coef * KL(policy || reference)`` over the legal actions,
     the reference being the network the PPO phase started from (after distillation or
@@ -283,9 +284,6 @@ def validate(cfg: PPOConfig) -> None:
     if cfg.kl_coef < 0 or cfg.kl_decay_steps < 0:
         raise ValueError(f"config 'kl_coef' and 'kl_decay_steps' must be >= 0, got "
                          f"{cfg.kl_coef} and {cfg.kl_decay_steps}")
-    if cfg.init_from and cfg.distill_labels:
-        raise ValueError("config 'init_from' and 'distill_labels' exclude each other: "
-                         "distillation starts from a fresh network")
     if cfg.backend not in ("auto", "fast", "python"):
         raise ValueError(f"config 'backend' must be auto, fast or python, got {cfg.backend!r}")
     if cfg.device not in ("auto", "cpu", "cuda"):

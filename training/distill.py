@@ -51,7 +51,7 @@ STATE_NAME = "distill.pt"
 """The distillation phase's resumable state, in the run's checkpoint folder."""
 KEY_FIELDS = ("seed", "rules", "rules_overrides", "hidden", "reward", "vf_coef", "max_grad_norm",
               "minibatch_size", "distill_temperature", "distill_soft",
-              "distill_learning_rate", "distill_holdout")
+              "distill_learning_rate", "distill_holdout", "init_from")
 """The config fields a saved distillation state must share to be continued (``distill_epochs``
 is not one: raising it continues a finished phase for more epochs)."""
 
