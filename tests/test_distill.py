@@ -145,6 +145,22 @@ def test_tiny_recipe_labels_distill_ppo_with_kl_and_evaluation(tmp_path, monkeyp
     w0 = load_checkpoint(final)["model"]["actor.0.weight"]
     w1 = load_checkpoint(again)["model"]["actor.0.weight"]
     assert torch.allclose(w0, w1, atol=1e-6)
+    # the conv actor, cloned from expert first (bc_steps), then distilled; a rerun reuses the
+    # fitted clone and continues the distillation
+    conv = {**base, "run_name": "c", "actor": "conv", "conv_channels": 8, "bc_steps": 300,
+            "bc_epochs": 1, "distill_epochs": 1}
+    lines.clear()
+    cfin = train(make_config(conv), log=lambda *a: lines.append(" ".join(map(str, a))))
+    assert any("behaviour cloning epoch 1" in s for s in lines), lines
+    assert (tmp_path / "checkpoints" / "c__1" / "bc-model.pt").is_file()
+    lines.clear()
+    train(make_config({**conv, "distill_epochs": 2}), log=lambda *a: lines.append(" ".join(map(str, a))))
+    assert any("the clone fitted earlier" in s for s in lines), lines
+    assert not any("behaviour cloning epoch" in s for s in lines)
+    assert any("resumed" in s and "after epoch 1" in s for s in lines)
+    assert "actor.conv.0.weight" in load_checkpoint(cfin)["model"]
+    res = evaluate(f"checkpoint:{cfin}", "greedy", deals=2, seed=0, workers=1, progress=False)
+    assert res["games"] == 6
     # PPO from it: actor loaded, central critic fresh, the KL to the reference reported
     ppo = make_config(dict(run_name="p", seed=1, total_steps=600, workers=1, games_per_worker=4,
                            steps_per_worker=300, hidden=32, minibatch_size=128, update_epochs=1,
@@ -160,3 +176,50 @@ def test_tiny_recipe_labels_distill_ppo_with_kl_and_evaluation(tmp_path, monkeyp
                                             distilled["actor.0.weight"])
     res = evaluate(f"checkpoint:{out}", "greedy", deals=2, seed=0, workers=1, progress=False)
     assert res["games"] == 6
+
+
+def test_conv_actor_reads_the_per_kind_blocks():
+    """KIND_ROWS are the observation's per-kind blocks (paohuzi_env/observation.py's table):
+    checked on a real observation against the view it encodes; the conv actor lays kind k of a
+    row at channel 2 * row + (k >= 10), position k % 10, and handles the prior and batches."""
+    from paohuzi_env.engine import Game
+    from paohuzi_env.observation import encode
+    from training.model import KIND_ROWS, KindConvActor
+
+    assert len(KIND_ROWS) == 29 and all(len(r) == 20 for r in KIND_ROWS)
+    assert len({i for r in KIND_ROWS for i in r}) == 580  # no index twice
+    g = Game("huaihua", seed=4)
+    rng = np.random.default_rng(0)
+    while sum(len(d) for d in g.view(0).discards) < 4:  # random play until discards show
+        legal = g.legal_actions()
+        g.step(legal[int(rng.integers(len(legal)))])
+    assert not g.done
+    v = g.view(g.current_player)
+    x = encode(v)
+    hand = list(v.hand)
+    assert sum(hand) > 0
+    for j in range(4):  # the own hand's levels: more than j copies
+        assert x[KIND_ROWS[j]].tolist() == [float(c > j) for c in hand]
+    for rel in range(3):  # each seat's discard area, count / 4
+        seat = (v.seat + rel) % 3
+        counts = np.bincount(np.asarray(v.discards[seat], int), minlength=20) / 4
+        assert x[KIND_ROWS[4 + 6 * rel + 5]].tolist() == pytest.approx(counts.tolist())
+    assert any(len(d) for d in v.discards)
+    liang = [0.0] * 20
+    liang[v.liang] = 1.0
+    assert x[KIND_ROWS[-2]].tolist() == liang
+    net = KindConvActor(763, hidden=8, channels=4)
+    obs = torch.zeros(2, 763)
+    obs[0, KIND_ROWS[5][13]] = 1.0  # row 5, kind 13: big 4 -> channel 11, position 3
+    k = obs[..., net.rows].reshape(-1, 58, 10)
+    assert k[0, 11, 3] == 1.0 and float(k.sum()) == 1.0
+    assert net(obs).shape == (2, 61)
+    with_prior = ActorCritic(hidden=8, prior="expert", prior_weight=2.0, actor="conv",
+                             conv_channels=4)
+    logits = with_prior.masked_logits(obs, torch.ones(2, 61, dtype=torch.bool),
+                                      torch.tensor([3, 5]))
+    assert logits.shape == (2, 61)
+    with pytest.raises(ValueError, match="mlp or conv"):
+        ActorCritic(actor="resnet")
+    with pytest.raises(ValueError, match="actor"):
+        make_config({"actor": "resnet"})

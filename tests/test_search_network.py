@@ -309,3 +309,10 @@ def test_bad_networks_raise_clear_errors(tmp_path, tiny):
     with pytest.raises(ValueError, match="prior must be"):
         _fast.NetPolicy(763, 4, "random", 0.0, np.zeros((4, 763)), np.zeros(4),
                         np.zeros((4, 4)), np.zeros(4), np.zeros((61, 4)), np.zeros(61))
+    # a conv actor (training/model.py, config actor: conv) is not a rollout network
+    conv = write_policy(tmp_path / "conv.safetensors")
+    side = json.loads(conv.with_suffix(".json").read_text())
+    side["config"]["actor"] = "conv"
+    conv.with_suffix(".json").write_text(json.dumps(side))
+    with pytest.raises(ValueError, match="mlp actor only"):
+        load_network(conv)

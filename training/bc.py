@@ -21,11 +21,33 @@ from paohuzi_env.observation import obs_size
 
 from .config import PPOConfig, make_config, to_dict
 
+BC_KEY_FIELDS = ("seed", "rules", "rules_overrides", "bc_steps", "bc_epochs", "bc_learning_rate",
+                 "minibatch_size", "hidden", "actor", "conv_channels", "central_critic", "prior",
+                 "backend")
+"""The settings a saved clone (``bc-model.pt``) must share to be reused."""
+
 
 def behaviour_clone(model, optimizer, cfg: PPOConfig, device, rng, log) -> None:
-    """Warm start: imitate the expert's decisions (cross-entropy over legal actions)."""
+    """Warm start: imitate the expert's decisions (cross-entropy over legal actions).
+
+    The fitted clone is saved as ``checkpoints/<run>__<seed>/bc-model.pt`` (weights only, with
+    the settings it depends on); a rerun of the same config (say after an interruption in a
+    later phase) loads it instead of fitting again."""
+    from .checkpoint import load_checkpoint, save_checkpoint
+
     rules = cfg.resolved_rules
-    cache = Path("checkpoints") / f"{cfg.run_name}__{cfg.seed}" / f"bc-{cfg.bc_steps}.npz"
+    folder = Path("checkpoints") / f"{cfg.run_name}__{cfg.seed}"
+    fitted = folder / "bc-model.pt"
+    settings = to_dict(cfg)
+    key = {k: settings[k] for k in BC_KEY_FIELDS}
+    if fitted.is_file():
+        saved = load_checkpoint(fitted)
+        if saved.get("key") == key:
+            model.load_state_dict(saved["model"])
+            log(f"behaviour cloning: the clone fitted earlier, from {fitted}")
+            return
+        log(f"behaviour cloning: {fitted} is from other settings; cloning afresh")
+    cache = folder / f"bc-{cfg.bc_steps}.npz"
     cached = np.load(cache) if cache.is_file() else None
     if cached is not None and cached["obs"].shape[1:] != (obs_size(rules),):
         log(f"behaviour cloning: {cache} holds observations of another size "
@@ -46,6 +68,8 @@ def behaviour_clone(model, optimizer, cfg: PPOConfig, device, rng, log) -> None:
     _fit_bc(model, optimizer, cfg, device, rng, log, obs, masks, acts)
     for group in optimizer.param_groups:
         group["lr"] = cfg.learning_rate
+    save_checkpoint(fitted, {"config": settings, "key": key, "model": model.state_dict(),
+                             "rules": {"name": rules.name, "overrides": rules.overrides()}})
 
 
 def _demo_part(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -98,11 +122,17 @@ def _fit_bc(model, optimizer, cfg: PPOConfig, device, rng, log, obs, masks, acts
     o = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=device)
     m = torch.as_tensor(np.asarray(masks, dtype=bool), device=device)
     a = torch.as_tensor(np.asarray(acts, dtype=np.int64), device=device)
+    from tqdm import tqdm
+
     n = len(a)
+    steps = -(-n // cfg.minibatch_size)
+    bar = tqdm(total=cfg.bc_epochs * steps, desc="behaviour cloning", unit="batch",
+               dynamic_ncols=True, disable=None)
     for epoch in range(cfg.bc_epochs):
         perm = torch.as_tensor(rng.permutation(n), device=device)
         total, correct = 0.0, 0
         for start in range(0, n, cfg.minibatch_size):
+            bar.update(1)
             mb = perm[start:start + cfg.minibatch_size]
             logits = model.masked_logits(o[mb], m[mb])
             loss = torch.nn.functional.cross_entropy(logits, a[mb])
@@ -113,3 +143,4 @@ def _fit_bc(model, optimizer, cfg: PPOConfig, device, rng, log, obs, masks, acts
             correct += (logits.argmax(-1) == a[mb]).sum().item()
         log(f"behaviour cloning epoch {epoch + 1}: loss {total / n:.4f}, "
             f"agreement with expert {correct / n:.3f}")
+    bar.close()

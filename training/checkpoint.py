@@ -269,6 +269,7 @@ def _network_shape(payload: dict[str, Any]) -> dict[str, Any]:
     rules = checkpoint_rules(payload)
     return {
         "obs_size": obs_size(rules), "hidden": cfg.get("hidden"),
+        "actor": cfg.get("actor", "mlp"), "conv_channels": cfg.get("conv_channels", 128),
         "central_critic": cfg.get("central_critic"), "prior": cfg.get("prior", "none"),
         "prior_weight": cfg.get("prior_weight", 0.0),
         "tensors": {k: list(v.shape) for k, v in payload["model"].items()},

@@ -19,6 +19,9 @@ import yaml
 if TYPE_CHECKING:
     from paohuzi_env.rules import Rules
 
+ACTORS = ("mlp", "conv")
+"""The actor networks of training/model.py (config ``actor``)."""
+
 
 @dataclass
 class PPOConfig:
@@ -39,7 +42,15 @@ class PPOConfig:
     steps_per_worker: int = 1024
     """Learner transitions each worker sends per iteration (whole trajectories only)."""
     hidden: int = 256
-    """Width of the two hidden layers of the actor and the critic."""
+    """Width of the two hidden layers of the actor and the critic (for ``actor: conv``, of
+    the actor's head)."""
+    actor: str = "mlp"
+    """The actor's network: ``mlp`` (two hidden layers over the flat observation) or ``conv``
+    (per-kind features convolved along the ten numbers, small and big cards as channels, then
+    an MLP head over them and the flat observation; see training/model.py). The compiled
+    search's network rollout reads ``mlp`` actors only."""
+    conv_channels: int = 128
+    """Channels of the ``conv`` actor's three convolutions."""
     central_critic: bool = False
     """The critic also sees ``env.state()``-style full information (the actor never does)."""
     learning_rate: float = 3e-4
@@ -236,7 +247,9 @@ def validate(cfg: PPOConfig) -> None:
     if cfg.total_steps < (0 if cfg.distill_labels else 1):
         raise ValueError(f"config 'total_steps' must be >= 1 (0 only with distill_labels: "
                          f"distillation alone), got {cfg.total_steps}")
-    for name in ("games_per_worker", "steps_per_worker", "hidden",
+    if cfg.actor not in ACTORS:
+        raise ValueError(f"config 'actor' must be one of {', '.join(ACTORS)}, got {cfg.actor!r}")
+    for name in ("games_per_worker", "steps_per_worker", "hidden", "conv_channels",
                  "update_epochs", "minibatch_size"):
         if getattr(cfg, name) < 1:
             raise ValueError(f"config {name!r} must be >= 1, got {getattr(cfg, name)}")
@@ -270,11 +283,11 @@ def validate(cfg: PPOConfig) -> None:
     if cfg.distill_labels:
         if not all(isinstance(d, str) and d for d in cfg.distill_labels):
             raise ValueError("config 'distill_labels' must be a list of label directories")
-        if cfg.prior != "none" or cfg.central_critic or cfg.bc_steps:
+        if cfg.prior != "none" or cfg.central_critic:
             raise ValueError("config 'distill_labels' trains a plain network from the seat's "
-                             "observation: it needs prior: none, central_critic: false and "
-                             "bc_steps: 0 (PPO after it may use a central critic: start a "
-                             "second run with init_from)")
+                             "observation: it needs prior: none and central_critic: false (PPO "
+                             "after it may use a central critic: start a second run with "
+                             "init_from)")
     if cfg.distill_epochs < 0 or cfg.distill_temperature <= 0 or cfg.distill_learning_rate <= 0:
         raise ValueError("config 'distill_epochs' must be >= 0, 'distill_temperature' and "
                          "'distill_learning_rate' > 0")

@@ -51,7 +51,8 @@ STATE_NAME = "distill.pt"
 """The distillation phase's resumable state, in the run's checkpoint folder."""
 KEY_FIELDS = ("seed", "rules", "rules_overrides", "hidden", "reward", "vf_coef", "max_grad_norm",
               "minibatch_size", "distill_temperature", "distill_soft",
-              "distill_learning_rate", "distill_holdout", "init_from")
+              "distill_learning_rate", "distill_holdout", "init_from", "actor", "conv_channels",
+              "bc_steps", "bc_epochs", "bc_learning_rate")
 """The config fields a saved distillation state must share to be continued (``distill_epochs``
 is not one: raising it continues a finished phase for more epochs)."""
 

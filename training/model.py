@@ -9,7 +9,20 @@ import torch
 from torch import nn
 
 from paohuzi_env.actions import NUM_ACTIONS
-from paohuzi_env.observation import OBS_SIZE, obs_size
+from paohuzi_env.observation import (
+    CHI_CLOSED,
+    CHOU,
+    DECLINED_PENG,
+    HAND,
+    HU_BLOCKED,
+    LIANG,
+    OBS_SIZE,
+    OFFER,
+    SEAT_BLOCK,
+    SEAT_SIZE,
+    UNSEEN,
+    obs_size,
+)
 from paohuzi_env.rules import Rules, get_rules
 from paohuzi_env.state import STATE_EXTRA_SIZE, state_extra_size
 
@@ -24,8 +37,61 @@ def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> 
     return layer
 
 
+def _kind_rows() -> list[list[int]]:
+    """The observation's per-kind blocks (20 floats, one per card kind) as index rows: the own
+    hand's four levels; for each seat its 碰, 偎, 臭偎, 跑, 提 and discard blocks; the card on
+    offer; the own 臭, 吃-closed, declined-碰 and HU-blocked kinds; the 亮张; the unseen
+    copies (docs: paohuzi_env/observation.py's table; the same offsets in v1 and v2)."""
+    rows = [[HAND + 4 * k + j for k in range(20)] for j in range(4)]
+    for r in range(3):
+        base = SEAT_BLOCK + r * SEAT_SIZE
+        rows += [[base + off + k for k in range(20)] for off in (0, 20, 40, 60, 80, 139)]
+    rows += [[start + k for k in range(20)]
+             for start in (OFFER, CHOU, CHI_CLOSED, DECLINED_PENG, HU_BLOCKED, LIANG, UNSEEN)]
+    return rows
+
+
+KIND_ROWS = _kind_rows()
+"""The ``conv`` actor's per-kind input rows (29 rows of 20 observation indices)."""
+
+
+class KindConvActor(nn.Module):
+    """The ``conv`` actor: the observation's per-kind blocks (:data:`KIND_ROWS`) as a
+    ``(2 x rows, 10)`` signal — small and big cards of the same number as separate channels,
+    the ten numbers along the axis — through three width-3 convolutions, so that sequences
+    (一二三), 二七十 and the small/big pairs of 绞 groups are features the network sees
+    directly; then an MLP head over the convolved features and the whole flat input (the
+    observation, plus the prior's one-hot for a residual actor). Behaviour cloning from
+    ``expert`` reaches a markedly higher agreement with it than the plain MLP on the same
+    decisions (docs/distill.md)."""
+
+    def __init__(self, ain: int, hidden: int, channels: int) -> None:
+        super().__init__()
+        self.rows: torch.Tensor
+        self.register_buffer("rows", torch.tensor(KIND_ROWS, dtype=torch.long), persistent=False)
+        cin = 2 * len(KIND_ROWS)
+        self.conv = nn.Sequential(
+            nn.Conv1d(cin, channels, 3, padding=1), nn.ReLU(),
+            nn.Conv1d(channels, channels, 3, padding=1), nn.ReLU(),
+            nn.Conv1d(channels, channels, 3, padding=1), nn.ReLU(),
+        )
+        self.head = nn.Sequential(
+            layer_init(nn.Linear(channels * 10 + ain, hidden)), nn.ReLU(),
+            layer_init(nn.Linear(hidden, hidden)), nn.ReLU(),
+            layer_init(nn.Linear(hidden, NUM_ACTIONS), std=0.01),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        k = x[..., self.rows]                                # (..., rows, 20)
+        lead = k.shape[:-2]
+        k = k.reshape(-1, len(KIND_ROWS) * 2, 10)            # kind = 10 * big + number
+        h = self.conv(k).flatten(1).reshape(*lead, -1)
+        return self.head(torch.cat([h, x], dim=-1))
+
+
 class ActorCritic(nn.Module):
-    """Two MLPs: the actor reads the seat's observation; the critic reads it too, plus the
+    """An actor and a critic: the actor (an MLP, or :class:`KindConvActor` with ``actor="conv"``)
+    reads the seat's observation; the critic (an MLP) reads it too, plus the
     full-information features of :func:`paohuzi_env.state.state_extra` when ``central_critic``
     is on.
 
@@ -40,19 +106,27 @@ class ActorCritic(nn.Module):
 
     def __init__(self, hidden: int = 256, central_critic: bool = False, prior: str = "none",
                  prior_weight: float = 0.0, obs_size: int = OBS_SIZE,
-                 extra_size: int = STATE_EXTRA_SIZE) -> None:
+                 extra_size: int = STATE_EXTRA_SIZE, actor: str = "mlp",
+                 conv_channels: int = 128) -> None:
         super().__init__()
         self.central_critic = central_critic
         self.prior = prior
         self.prior_weight = float(prior_weight)
         self.obs_size = int(obs_size)
         self.extra_size = int(extra_size)
+        self.arch = actor
         ain = self.obs_size + (NUM_ACTIONS if prior != "none" else 0)
-        self.actor = nn.Sequential(
-            layer_init(nn.Linear(ain, hidden)), nn.ReLU(),
-            layer_init(nn.Linear(hidden, hidden)), nn.ReLU(),
-            layer_init(nn.Linear(hidden, NUM_ACTIONS), std=0.01),
-        )
+        self.actor: nn.Module
+        if actor == "conv":
+            self.actor = KindConvActor(ain, hidden, conv_channels)
+        elif actor == "mlp":
+            self.actor = nn.Sequential(
+                layer_init(nn.Linear(ain, hidden)), nn.ReLU(),
+                layer_init(nn.Linear(hidden, hidden)), nn.ReLU(),
+                layer_init(nn.Linear(hidden, NUM_ACTIONS), std=0.01),
+            )
+        else:
+            raise ValueError(f"unknown actor {actor!r}: mlp or conv")
         cin = self.obs_size + (self.extra_size if central_critic else 0)
         self.critic = nn.Sequential(
             layer_init(nn.Linear(cin, hidden)), nn.ReLU(),
@@ -111,5 +185,7 @@ def model_for(cfg) -> ActorCritic:
     rules = rules_for(cfg)
     return ActorCritic(int(_get(cfg, "hidden")), bool(_get(cfg, "central_critic")),
                        str(_get(cfg, "prior", "none")), float(_get(cfg, "prior_weight", 0.0)),
-                       obs_size=obs_size(rules), extra_size=state_extra_size(rules))
+                       obs_size=obs_size(rules), extra_size=state_extra_size(rules),
+                       actor=str(_get(cfg, "actor", "mlp")),
+                       conv_channels=int(_get(cfg, "conv_channels", 128)))
 

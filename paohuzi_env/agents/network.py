@@ -229,6 +229,10 @@ def _load(path: Path) -> Network:
     if isinstance(prior_weight, bool) or not isinstance(prior_weight, (int, float)) \
             or not np.isfinite(prior_weight):
         raise ValueError(f"{side}: prior_weight must be a finite number, got {prior_weight!r}")
+    arch = config.get("actor", "mlp")
+    if arch != "mlp":
+        raise ValueError(f"{side}: its actor is {arch!r}; the search's network rollout reads "
+                         "the two-layer mlp actor only (config actor: mlp)")
     missing = [k for k in ACTOR_TENSORS if k not in tensors]
     if missing:
         raise ValueError(f"{path} lacks the actor's tensors {', '.join(missing)}")
