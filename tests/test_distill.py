@@ -223,3 +223,14 @@ def test_conv_actor_reads_the_per_kind_blocks():
         ActorCritic(actor="resnet")
     with pytest.raises(ValueError, match="actor"):
         make_config({"actor": "resnet"})
+
+
+def test_agreement_tool_fits_each_actor(capsys):
+    from training.agreement import main
+
+    main(["--decisions", "300", "--held", "100", "--epochs", "1", "--actors", "mlp:8", "conv:8:2"])
+    out = capsys.readouterr().out
+    assert "300 expert decisions to fit, 100 held out" in out
+    assert "mlp:8" in out and "conv:8:2" in out and out.count("held-out agreement") == 2
+    with pytest.raises(SystemExit):
+        main(["--actors", "mlp:8:2"])
