@@ -119,11 +119,11 @@ def _demonstrations(cfg: PPOConfig):
 
 
 def _fit_bc(model, optimizer, cfg: PPOConfig, device, rng, log, obs, masks, acts) -> None:
+    from tqdm import tqdm
+
     o = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=device)
     m = torch.as_tensor(np.asarray(masks, dtype=bool), device=device)
     a = torch.as_tensor(np.asarray(acts, dtype=np.int64), device=device)
-    from tqdm import tqdm
-
     n = len(a)
     steps = -(-n // cfg.minibatch_size)
     bar = tqdm(total=cfg.bc_epochs * steps, desc="behaviour cloning", unit="batch",
