@@ -234,3 +234,16 @@ def test_agreement_tool_fits_each_actor(capsys):
     assert "mlp:8" in out and "conv:8:2" in out and out.count("held-out agreement") == 2
     with pytest.raises(SystemExit):
         main(["--actors", "mlp:8:2"])
+
+
+def test_conv_actor_convolution_is_conv1d():
+    """KindConvActor's matrix-product convolution gives nn.Conv1d's numbers."""
+    from training.model import KindConvActor, _conv3
+
+    torch.manual_seed(0)
+    net = KindConvActor(763, hidden=8, channels=6)
+    h = torch.randn(5, 58, 10)
+    for layer in net.conv:
+        if isinstance(layer, torch.nn.Conv1d):
+            assert torch.allclose(_conv3(h, layer), layer(h), atol=1e-5)
+            h = torch.relu(layer(h))

@@ -84,9 +84,20 @@ class KindConvActor(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         k = x[..., self.rows]                                # (..., rows, 20)
         lead = k.shape[:-2]
-        k = k.reshape(-1, len(KIND_ROWS) * 2, 10)            # kind = 10 * big + number
-        h = self.conv(k).flatten(1).reshape(*lead, -1)
-        return self.head(torch.cat([h, x], dim=-1))
+        h = k.reshape(-1, len(KIND_ROWS) * 2, 10)            # kind = 10 * big + number
+        for layer in self.conv:
+            h = _conv3(h, layer) if isinstance(layer, nn.Conv1d) else layer(h)
+        return self.head(torch.cat([h.flatten(1).reshape(*lead, -1), x], dim=-1))
+
+
+def _conv3(h: torch.Tensor, conv: nn.Conv1d) -> torch.Tensor:
+    """``conv(h)`` for a width-3, padding-1 convolution as one matrix product over the ten
+    windows: the same numbers (to float rounding), about twice as fast as ``nn.Conv1d`` for the
+    single observation of a play-time decision and as fast for training batches."""
+    win = nn.functional.pad(h, (1, 1)).unfold(2, 3, 1)              # (B, in, 10, 3)
+    win = win.permute(0, 2, 1, 3).reshape(h.shape[0], h.shape[2], -1)  # (B, 10, in * 3)
+    out = win @ conv.weight.reshape(conv.weight.shape[0], -1).T + conv.bias
+    return out.transpose(1, 2)                                      # (B, out, 10)
 
 
 class ActorCritic(nn.Module):
