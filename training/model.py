@@ -96,7 +96,9 @@ def _conv3(h: torch.Tensor, conv: nn.Conv1d) -> torch.Tensor:
     single observation of a play-time decision and as fast for training batches."""
     win = nn.functional.pad(h, (1, 1)).unfold(2, 3, 1)              # (B, in, 10, 3)
     win = win.permute(0, 2, 1, 3).reshape(h.shape[0], h.shape[2], -1)  # (B, 10, in * 3)
-    out = win @ conv.weight.reshape(conv.weight.shape[0], -1).T + conv.bias
+    out = win @ conv.weight.reshape(conv.weight.shape[0], -1).T
+    if conv.bias is not None:
+        out = out + conv.bias
     return out.transpose(1, 2)                                      # (B, out, 10)
 
 
