@@ -2,11 +2,12 @@
 ``python -m training.agreement [--decisions N] [--epochs E] [--actors mlp:256 conv:512 ...]``.
 
 Generates ``N`` expert self-play decisions with a real choice (the behaviour-cloning generator,
-training/bc.py, one process) plus ``--held`` (50,000) more held out, then fits each actor (``mlp:HIDDEN`` or
-``conv:HIDDEN[:CHANNELS]``, training/model.py) by cross-entropy for ``E`` epochs (Adam 1e-3,
-minibatches of 512, one torch thread, seed 0) and prints after every epoch its agreement with
-the expert's choice on the held-out decisions and on as many of the training decisions. It is
-the measurement behind the conv actor (docs/distill.md); it asserts nothing.
+training/bc.py, one process) plus ``--held`` (50,000) more held out, then fits each actor
+(``mlp:HIDDEN`` or ``conv:HIDDEN[:CHANNELS]``, training/model.py) with behaviour cloning's own
+fit for ``E`` epochs (Adam 1e-3, minibatches of 512, one torch thread, seed 0) and prints after
+every epoch its agreement with the expert's choice on the held-out decisions and on as many of
+the training decisions. It is the measurement behind the conv actor (docs/distill.md); it
+asserts nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 import numpy as np
 import torch
 
-from .bc import _demo_part
+from .bc import _demo_part, _fit_bc
 from .config import make_config, to_dict
 from .model import model_for
 
@@ -63,18 +64,13 @@ def main(argv: list[str] | None = None) -> None:
     for spec, cfg in configs:
         torch.manual_seed(0)
         model = model_for(make_config({**cfg, "rules": a.rules}))
-        opt = torch.optim.Adam(model.actor.parameters(), lr=1e-3)
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
         rng = np.random.default_rng(0)
         size = sum(q.numel() for q in model.actor.parameters())
+        one_epoch = make_config({**cfg, "rules": a.rules, "bc_epochs": 1, "minibatch_size": 512})
         for epoch in range(a.epochs):
             t = time.time()
-            perm = torch.as_tensor(rng.permutation(n))
-            for start in range(0, n, 512):
-                mb = perm[start:start + 512]
-                loss = torch.nn.functional.cross_entropy(model.masked_logits(o[mb], m[mb]), y[mb])
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
+            _fit_bc(model, opt, one_epoch, "cpu", rng, lambda *_: None, obs[:n], mask[:n], act[:n])
             with torch.no_grad():
                 h = (model.masked_logits(o[held], m[held]).argmax(-1) == y[held]).float().mean()
                 s = (model.masked_logits(o[seen], m[seen]).argmax(-1) == y[seen]).float().mean()

@@ -127,7 +127,6 @@ class ActorCritic(nn.Module):
         self.prior_weight = float(prior_weight)
         self.obs_size = int(obs_size)
         self.extra_size = int(extra_size)
-        self.arch = actor
         ain = self.obs_size + (NUM_ACTIONS if prior != "none" else 0)
         self.actor: nn.Module
         if actor == "conv":
