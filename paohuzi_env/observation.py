@@ -109,6 +109,24 @@ def obs_version(rules: str | Rules) -> str:
     """The observation version under ``rules``."""
     return OBS_VERSION_V2 if as_rules(rules).wang else OBS_VERSION
 
+
+def _kind_rows() -> tuple[tuple[int, ...], ...]:
+    rows = [tuple(HAND + 4 * k + j for k in range(20)) for j in range(4)]
+    for r in range(3):
+        base = SEAT_BLOCK + r * SEAT_SIZE
+        rows += [tuple(base + off + k for k in range(20)) for off in (0, 20, 40, 60, 80, 139)]
+    rows += [tuple(start + k for k in range(20))
+             for start in (OFFER, CHOU, CHI_CLOSED, DECLINED_PENG, HU_BLOCKED, LIANG, UNSEEN)]
+    return tuple(rows)
+
+
+KIND_ROWS = _kind_rows()
+"""The observation's per-kind blocks (20 floats, one per card kind) as index rows, read by the
+``conv`` actor (``training/model.py`` ``KindConvActor``; the compiled core's ``NetPolicy``):
+the own hand's four levels; for each seat its 碰, 偎, 臭偎, 跑, 提 and discard blocks; the card
+on offer; the own 臭, 吃-closed, declined-碰 and HU-blocked kinds; the 亮张; the unseen copies
+(29 rows; the same offsets in v1 and v2)."""
+
 _TYPE_OFFSET = {"peng": 0, "wei": 20, "chou_wei": 40, "pao": 60, "ti": 80}
 _DECISIONS = {"tianhu": 0, "hu": 1, "claim": 2, "bi": 3, "discard": 4}
 _SOURCES = {"draw": 0, "discard": 1, "liang": 2}

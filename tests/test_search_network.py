@@ -44,7 +44,8 @@ def _safetensors_bytes(tensors: dict[str, np.ndarray]) -> bytes:
 
 def write_policy(path: Path, rules: str = "huaihua", hidden: int = 12, prior: str = "none",
                  prior_weight: float = 0.0, seed: int = 0, scale: float = 0.5,
-                 tensors: dict[str, np.ndarray] | None = None) -> Path:
+                 tensors: dict[str, np.ndarray] | None = None, actor: str = "mlp",
+                 conv_channels: int | None = None) -> Path:
     """A random network as a play-only ``.safetensors`` policy and its sidecar."""
     r = get_rules(rules)
     ain = obs_size(r) + (NUM_ACTIONS if prior != "none" else 0)
@@ -59,7 +60,8 @@ def write_policy(path: Path, rules: str = "huaihua", hidden: int = 12, prior: st
     path.write_bytes(blob)
     meta = {"format": "paohuzi-policy-safetensors-v1", "obs_version": obs_version(r),
             "config": {"hidden": hidden, "prior": prior, "prior_weight": prior_weight,
-                       "rules": rules, "rules_overrides": {}},
+                       "rules": rules, "rules_overrides": {}, "actor": actor,
+                       **({} if conv_channels is None else {"conv_channels": conv_channels})},
             "rules": {"name": rules, "overrides": {}}, "policy_only": True,
             "weights_sha256": hashlib.sha256(blob).hexdigest()}
     path.with_suffix(".json").write_text(json.dumps(meta))
@@ -126,6 +128,70 @@ def test_forward_pass_and_argmax_are_the_numpy_reference(tmp_path, rules, prior,
             assert action == int(np.argmax(masked))
         checked += 1
     assert checked > 300 and near_ties < checked // 50
+
+
+def write_conv_policy(path: Path, rules: str, hidden: int, channels: int, prior: str,
+                      prior_weight: float, seed: int):
+    """A random conv actor (training/model.py KindConvActor) as a play-only policy, and the torch
+    module holding the same weights."""
+    torch = pytest.importorskip("torch")
+    from training.model import KindConvActor
+
+    torch.manual_seed(seed)
+    ain = obs_size(get_rules(rules)) + (NUM_ACTIONS if prior != "none" else 0)
+    actor = KindConvActor(ain, hidden, channels)
+    with torch.no_grad():
+        for p in actor.parameters():  # biases too, and logits of a useful spread
+            p.normal_(0.0, 0.3)
+    tensors = {f"actor.{k}": v.detach().numpy().copy() for k, v in actor.state_dict().items()}
+    write_policy(path, rules, hidden, prior, prior_weight, tensors=tensors, actor="conv",
+                 conv_channels=channels)
+    return actor
+
+
+@pytest.mark.parametrize("rules,prior,channels", [("huaihua", "none", 8), ("huaihua", "expert", 5),
+                                                  ("yongzhou", "greedy", 6)])
+def test_conv_actor_in_the_core_is_the_torch_actor(tmp_path, rules, prior, channels):
+    """The conv actor (three width-3 convolutions over the per-kind blocks, then the MLP head)
+    gives torch's logits in the core, and their masked argmax, on random-play positions."""
+    torch = pytest.importorskip("torch")
+    from paohuzi_env import _fast
+
+    weight = 0.0 if prior == "none" else 1.5
+    actor = write_conv_policy(tmp_path / "conv.safetensors", rules, 10, channels, prior, weight,
+                              seed=channels)
+    net = load_network(tmp_path / "conv.safetensors", rules)
+    assert (net.actor, net.conv_channels, net.core.conv_channels, net.hidden) == (
+        "conv", channels, channels, 10)
+    checked = 0
+    for g in random_positions(rules, range(8), every=2):
+        obs = encode(g.view(g.current_player))
+        onehot = np.zeros(NUM_ACTIONS, np.float32)
+        if prior != "none":
+            onehot[g.expert_action() if prior == "expert" else g.greedy_action()] = 1.0
+            obs = np.concatenate([obs, onehot])
+        with torch.no_grad():
+            ref = actor(torch.from_numpy(obs)[None])[0].numpy() + np.float32(weight) * onehot
+        action, logits = _fast.net_policy_action(g._g, net.core)
+        legal = g.legal_actions()
+        np.testing.assert_allclose(logits[legal], ref[legal], rtol=1e-4, atol=1e-4)
+        top = np.sort(ref[legal])[::-1]
+        if len(top) < 2 or top[0] - top[1] > 1e-3:
+            assert action == legal[int(np.argmax(ref[legal]))]
+        checked += 1
+    assert checked > 100
+
+
+def test_search_plays_out_with_a_conv_network(tmp_path):
+    """``search:rollout=checkpoint:PATH`` takes a conv actor: deterministic per seed."""
+    pytest.importorskip("torch")
+    write_conv_policy(tmp_path / "c.safetensors", "huaihua", 8, 4, "none", 0.0, seed=3)
+    g = next(p for p in random_positions("huaihua", range(5)) if len(p.legal_actions()) > 2
+             and 59 not in p.legal_actions())
+    spec = f"checkpoint:{tmp_path / 'c.safetensors'}"
+    a = core_search(g, g.current_player, seed=4, samples=4, rollout=spec)
+    b = core_search(g, g.current_player, seed=4, samples=4, rollout=spec, threads=2)
+    assert a == b and a["worlds"] == 4 and a["choice"] in g.legal_actions()
 
 
 def test_ties_go_to_the_lowest_action_and_the_prior_bonus_decides(tmp_path):
@@ -309,10 +375,38 @@ def test_bad_networks_raise_clear_errors(tmp_path, tiny):
     with pytest.raises(ValueError, match="prior must be"):
         _fast.NetPolicy(763, 4, "random", 0.0, np.zeros((4, 763)), np.zeros(4),
                         np.zeros((4, 4)), np.zeros(4), np.zeros((61, 4)), np.zeros(61))
-    # a conv actor (training/model.py, config actor: conv) is not a rollout network
+    # an mlp's tensors under a sidecar that says conv, and an unknown actor
     conv = write_policy(tmp_path / "conv.safetensors")
     side = json.loads(conv.with_suffix(".json").read_text())
     side["config"]["actor"] = "conv"
     conv.with_suffix(".json").write_text(json.dumps(side))
-    with pytest.raises(ValueError, match="mlp actor only"):
+    with pytest.raises(ValueError, match="lacks the conv actor's tensors actor.conv.0.weight"):
         load_network(conv)
+    side["config"]["actor"] = "transformer"
+    conv.with_suffix(".json").write_text(json.dumps(side))
+    with pytest.raises(ValueError, match="actor must be one of mlp, conv"):
+        load_network(conv)
+    # the conv stem's own checks in the binding
+    with pytest.raises(ValueError, match="conv actor needs conv_channels > 0, rows and conv"):
+        _fast.NetPolicy(763, 4, "none", 0.0, np.zeros((4, 763 + 40)), np.zeros(4),
+                        np.zeros((4, 4)), np.zeros(4), np.zeros((61, 4)), np.zeros(61),
+                        conv_channels=4)
+    rows = np.arange(29 * 20).reshape(29, 20)
+    stem = [np.zeros((4, 58, 3)), np.zeros(4), np.zeros((4, 4, 3)), np.zeros(4),
+            np.zeros((4, 4, 3)), np.zeros(4)]
+    head = [np.zeros((4, 763 + 40)), np.zeros(4), np.zeros((4, 4)), np.zeros(4),
+            np.zeros((61, 4)), np.zeros(61)]
+    assert _fast.NetPolicy(763, 4, "none", 0.0, *head, conv_channels=4, rows=rows,
+                           conv=stem).conv_channels == 4
+    with pytest.raises(ValueError, match="outside the observation"):
+        _fast.NetPolicy(763, 4, "none", 0.0, *head, conv_channels=4, rows=rows + 200, conv=stem)
+    with pytest.raises(ValueError, match=r"actor.conv.2.weight must have shape \(4, 4, 3\)"):
+        _fast.NetPolicy(763, 4, "none", 0.0, *head, conv_channels=4, rows=rows,
+                        conv=[stem[0], stem[1], np.zeros((4, 5, 3)), *stem[3:]])
+    with pytest.raises(ValueError, match=r"actor.head.0.weight must have shape \(4, 803\)"):
+        _fast.NetPolicy(763, 4, "none", 0.0, np.zeros((4, 763)), *head[1:], conv_channels=4,
+                        rows=rows, conv=stem)
+    bad = [s.copy() for s in stem]
+    bad[2][0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="actor.conv.2.weight holds a non-finite value"):
+        _fast.NetPolicy(763, 4, "none", 0.0, *head, conv_channels=4, rows=rows, conv=bad)

@@ -9,20 +9,8 @@ import torch
 from torch import nn
 
 from paohuzi_env.actions import NUM_ACTIONS
-from paohuzi_env.observation import (
-    CHI_CLOSED,
-    CHOU,
-    DECLINED_PENG,
-    HAND,
-    HU_BLOCKED,
-    LIANG,
-    OBS_SIZE,
-    OFFER,
-    SEAT_BLOCK,
-    SEAT_SIZE,
-    UNSEEN,
-    obs_size,
-)
+from paohuzi_env.observation import KIND_ROWS as _OBS_KIND_ROWS
+from paohuzi_env.observation import OBS_SIZE, obs_size
 from paohuzi_env.rules import Rules, get_rules
 from paohuzi_env.state import STATE_EXTRA_SIZE, state_extra_size
 
@@ -37,22 +25,9 @@ def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> 
     return layer
 
 
-def _kind_rows() -> list[list[int]]:
-    """The observation's per-kind blocks (20 floats, one per card kind) as index rows: the own
-    hand's four levels; for each seat its 碰, 偎, 臭偎, 跑, 提 and discard blocks; the card on
-    offer; the own 臭, 吃-closed, declined-碰 and HU-blocked kinds; the 亮张; the unseen
-    copies (docs: paohuzi_env/observation.py's table; the same offsets in v1 and v2)."""
-    rows = [[HAND + 4 * k + j for k in range(20)] for j in range(4)]
-    for r in range(3):
-        base = SEAT_BLOCK + r * SEAT_SIZE
-        rows += [[base + off + k for k in range(20)] for off in (0, 20, 40, 60, 80, 139)]
-    rows += [[start + k for k in range(20)]
-             for start in (OFFER, CHOU, CHI_CLOSED, DECLINED_PENG, HU_BLOCKED, LIANG, UNSEEN)]
-    return rows
-
-
-KIND_ROWS = _kind_rows()
-"""The ``conv`` actor's per-kind input rows (29 rows of 20 observation indices)."""
+KIND_ROWS = [list(r) for r in _OBS_KIND_ROWS]
+"""The ``conv`` actor's per-kind input rows (29 rows of 20 observation indices:
+:data:`paohuzi_env.observation.KIND_ROWS`)."""
 
 
 class KindConvActor(nn.Module):

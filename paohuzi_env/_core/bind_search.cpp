@@ -147,7 +147,8 @@ void bind_search(py::module_& m) {
         "search's playouts (paohuzi_env.agents.network builds it from a .safetensors policy).")
         .def(py::init([](int obs_size, int hidden, const std::string& prior, double prior_weight,
                          const F32& w0, const F32& b0, const F32& w1, const F32& b1,
-                         const F32& w2, const F32& b2) {
+                         const F32& w2, const F32& b2, int conv_channels, py::object rows,
+                         py::object conv) {
                  Policy p;
                  if (prior == "none") p = P_RANDOM;
                  else if (prior == "greedy") p = P_GREEDY;
@@ -161,20 +162,74 @@ void bind_search(py::module_& m) {
                                            std::to_string(obs_size));
                  if (hidden < 1 || hidden > 1 << 16)
                      throw py::value_error("hidden must be 1..65536, got " + std::to_string(hidden));
+                 if (conv_channels < 0 || conv_channels > 4096)
+                     throw py::value_error("conv_channels must be 0 (the mlp actor) or 1..4096, got " +
+                                           std::to_string(conv_channels));
                  const py::ssize_t in = obs_size + (p == P_RANDOM ? 0 : NUM_ACTIONS);
+                 ConvStem stem;
+                 const bool c = conv_channels > 0;
+                 if (c != !rows.is_none() || c != !conv.is_none())
+                     throw py::value_error("a conv actor needs conv_channels > 0, rows and conv (its "
+                                           "six stem tensors); the mlp actor none of them");
+                 if (c) {
+                     stem.channels = conv_channels;
+                     auto r = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(rows);
+                     if (!r || r.ndim() != 2 || r.shape(1) != NUM_KINDS || r.shape(0) < 1 ||
+                         r.shape(0) > 64)
+                         throw py::value_error("rows must be an int array of shape (rows, 20), "
+                                               "1 to 64 rows");
+                     for (py::ssize_t i = 0; i < r.size(); ++i) {
+                         const int64_t v = r.data()[i];
+                         if (v < 0 || v >= obs_size)
+                             throw py::value_error("rows holds " + std::to_string(v) +
+                                                   ", outside the observation (0.." +
+                                                   std::to_string(obs_size - 1) + ")");
+                         stem.rows.push_back(int(v));
+                     }
+                     const auto parts = conv.cast<std::vector<F32>>();
+                     if (parts.size() != 6)
+                         throw py::value_error("conv must hold six tensors (weight, bias of "
+                                               "actor.conv.0, .2 and .4)");
+                     const py::ssize_t cin = 2 * r.shape(0);
+                     for (int l = 0; l < 3; ++l) {
+                         const std::string name = "actor.conv." + std::to_string(2 * l);
+                         const py::ssize_t ci = l == 0 ? cin : conv_channels;
+                         const F32& w = parts[size_t(2 * l)];
+                         if (w.ndim() != 3 || w.shape(0) != conv_channels || w.shape(1) != ci ||
+                             w.shape(2) != 3)
+                             throw py::value_error("network tensor " + name + ".weight must have "
+                                                   "shape (" + std::to_string(conv_channels) + ", " +
+                                                   std::to_string(ci) + ", 3)");
+                         for (py::ssize_t i = 0; i < w.size(); ++i)
+                             if (!std::isfinite(w.data()[i]))
+                                 throw py::value_error("network tensor " + name +
+                                                       ".weight holds a non-finite value");
+                         stem.w[l].assign(w.data(), w.data() + w.size());
+                         stem.b[l] = tensor(parts[size_t(2 * l + 1)], (name + ".bias").c_str(),
+                                            conv_channels);
+                     }
+                 }
+                 const py::ssize_t head_in = in + (c ? py::ssize_t(conv_channels) * 10 : 0);
+                 const char* pre = c ? "actor.head." : "actor.";
+                 const std::string n0 = std::string(pre) + "0", n2 = std::string(pre) + "2",
+                                   n4 = std::string(pre) + "4";
                  return std::make_shared<NetPolicy>(
                      obs_size, hidden, p, float(prior_weight),
-                     tensor(w0, "actor.0.weight", hidden, in), tensor(b0, "actor.0.bias", hidden),
-                     tensor(w1, "actor.2.weight", hidden, hidden), tensor(b1, "actor.2.bias", hidden),
-                     tensor(w2, "actor.4.weight", NUM_ACTIONS, hidden),
-                     tensor(b2, "actor.4.bias", NUM_ACTIONS));
+                     tensor(w0, (n0 + ".weight").c_str(), hidden, head_in),
+                     tensor(b0, (n0 + ".bias").c_str(), hidden),
+                     tensor(w1, (n2 + ".weight").c_str(), hidden, hidden),
+                     tensor(b1, (n2 + ".bias").c_str(), hidden),
+                     tensor(w2, (n4 + ".weight").c_str(), NUM_ACTIONS, hidden),
+                     tensor(b2, (n4 + ".bias").c_str(), NUM_ACTIONS), stem);
              }),
              py::arg("obs_size"), py::arg("hidden"), py::arg("prior"), py::arg("prior_weight"),
              py::arg("w0"), py::arg("b0"), py::arg("w1"), py::arg("b1"), py::arg("w2"),
-             py::arg("b2"))
+             py::arg("b2"), py::arg("conv_channels") = 0, py::arg("rows") = py::none(),
+             py::arg("conv") = py::none())
         .def_property_readonly("obs_size", &NetPolicy::obs_size)
         .def_property_readonly("in_size", &NetPolicy::in_size)
         .def_property_readonly("hidden", &NetPolicy::hidden)
+        .def_property_readonly("conv_channels", &NetPolicy::conv_channels)
         .def_property_readonly("prior", [](const NetPolicy& n) {
             return n.prior() == P_GREEDY ? "greedy" : n.prior() == P_EXPERT ? "expert" : "none";
         })

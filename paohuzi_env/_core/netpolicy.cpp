@@ -64,7 +64,8 @@ void relu(std::vector<float>* h) {
 NetPolicy::NetPolicy(int obs_size, int hidden, Policy prior, float prior_weight,
                      const std::vector<float>& w0, std::vector<float> b0,
                      const std::vector<float>& w1, std::vector<float> b1,
-                     const std::vector<float>& w2, std::vector<float> b2)
+                     const std::vector<float>& w2, std::vector<float> b2,
+                     const ConvStem& stem)
     : obs_(obs_size), hidden_(hidden), prior_(prior), prior_weight_(prior_weight) {
     if (obs_size != OBS_SIZE && obs_size != OBS_SIZE_V2)
         throw std::invalid_argument("a network reads " + std::to_string(OBS_SIZE) + " or " +
@@ -76,13 +77,61 @@ NetPolicy::NetPolicy(int obs_size, int hidden, Policy prior, float prior_weight,
         throw std::invalid_argument("a network's prior is none, greedy or expert");
     in_ = obs_ + (prior_ == P_RANDOM ? 0 : NUM_ACTIONS);
     const size_t h = size_t(hidden);
-    check_size("actor.0.weight", w0.size(), h * size_t(in_));
-    check_size("actor.0.bias", b0.size(), h);
-    check_size("actor.2.weight", w1.size(), h * h);
-    check_size("actor.2.bias", b1.size(), h);
-    check_size("actor.4.weight", w2.size(), size_t(NUM_ACTIONS) * h);
-    check_size("actor.4.bias", b2.size(), size_t(NUM_ACTIONS));
-    wt0_ = transposed(w0, hidden, in_);
+    const bool conv = stem.channels > 0;
+    const char* n0w = conv ? "actor.head.0.weight" : "actor.0.weight";
+    if (stem.channels < 0 || stem.channels > 4096)
+        throw std::invalid_argument("conv channels must be 0..4096, got " +
+                                    std::to_string(stem.channels));
+    const size_t head_in = size_t(in_) + (conv ? size_t(stem.channels) * 10 : 0);
+    check_size(n0w, w0.size(), h * head_in);
+    check_size(conv ? "actor.head.0.bias" : "actor.0.bias", b0.size(), h);
+    check_size(conv ? "actor.head.2.weight" : "actor.2.weight", w1.size(), h * h);
+    check_size(conv ? "actor.head.2.bias" : "actor.2.bias", b1.size(), h);
+    check_size(conv ? "actor.head.4.weight" : "actor.4.weight", w2.size(), size_t(NUM_ACTIONS) * h);
+    check_size(conv ? "actor.head.4.bias" : "actor.4.bias", b2.size(), size_t(NUM_ACTIONS));
+    if (!conv) {
+        wt0_ = transposed(w0, hidden, in_);
+    } else {
+        if (stem.rows.empty() || stem.rows.size() % NUM_KINDS != 0)
+            throw std::invalid_argument("the conv stem's rows must be whole rows of " +
+                                        std::to_string(NUM_KINDS) + " indices");
+        for (int i : stem.rows)
+            if (i < 0 || i >= obs_)
+                throw std::invalid_argument("a conv stem row index is outside the observation (0.." +
+                                            std::to_string(obs_ - 1) + "): " + std::to_string(i));
+        channels_ = stem.channels;
+        cin_ = int(stem.rows.size() / NUM_KINDS) * 2;
+        cstride_ = padded(channels_);
+        rows_ = stem.rows;
+        for (int l = 0; l < 3; ++l) {
+            const int ci = l == 0 ? cin_ : channels_;
+            const std::string name = "actor.conv." + std::to_string(2 * l);
+            check_size((name + ".weight").c_str(), stem.w[l].size(), size_t(channels_) * ci * 3);
+            check_size((name + ".bias").c_str(), stem.b[l].size(), size_t(channels_));
+            cw_[l].assign(size_t(ci) * 3 * cstride_, 0.0f);
+            for (int o = 0; o < channels_; ++o)
+                for (int i = 0; i < ci; ++i)
+                    for (int t = 0; t < 3; ++t)
+                        cw_[l][(size_t(i) * 3 + t) * cstride_ + o] =
+                            stem.w[l][(size_t(o) * ci + i) * 3 + t];
+            cb_[l] = stem.b[l];
+            cb_[l].resize(cstride_, 0.0f);
+        }
+        // wt0_: one row per feature in the stem's order (position-major conv features, then
+        // the input), each the column of w0 for torch's index (channel * 10 + position, or
+        // 10 * channels + input index); padded channels get zero rows.
+        const size_t stride = padded(hidden);
+        const size_t nconv = 10 * cstride_;
+        wt0_.assign((nconv + size_t(in_)) * stride, 0.0f);
+        for (int r = 0; r < hidden; ++r) {
+            const float* row = w0.data() + size_t(r) * head_in;
+            for (int c = 0; c < channels_; ++c)
+                for (int p = 0; p < 10; ++p)
+                    wt0_[(size_t(p) * cstride_ + c) * stride + r] = row[size_t(c) * 10 + p];
+            for (int j = 0; j < in_; ++j)
+                wt0_[(nconv + j) * stride + r] = row[size_t(channels_) * 10 + j];
+        }
+    }
     wt1_ = transposed(w1, hidden, hidden);
     wt2_ = transposed(w2, NUM_ACTIONS, hidden);
     b0_ = padded_bias(std::move(b0));
@@ -108,7 +157,12 @@ int NetPolicy::action(const Game& g, NetScratch* s, float* logits) const {
         if (!g.is_legal(pa)) throw std::logic_error("a bot chose an illegal action");
         s->x[size_t(obs_ + pa)] = 1.0f;
     }
-    affine(s->x.data(), in_, wt0_, b0_, &s->h0);
+    if (channels_ > 0) {
+        stem(s);
+        affine(s->feat.data(), int(s->feat.size()), wt0_, b0_, &s->h0);
+    } else {
+        affine(s->x.data(), in_, wt0_, b0_, &s->h0);
+    }
     relu(&s->h0);
     affine(s->h0.data(), hidden_, wt1_, b1_, &s->h1);
     relu(&s->h1);
@@ -124,6 +178,42 @@ int NetPolicy::action(const Game& g, NetScratch* s, float* logits) const {
         for (int a : legal) logits[a] = s->logits[size_t(a)];
     }
     return best;
+}
+
+void NetPolicy::stem(NetScratch* s) const {
+    // the input signal, position-major: (p, in channel) at p * cin_ + channel
+    std::vector<float>& a = s->c0;
+    std::vector<float>& b = s->c1;
+    a.assign(size_t(10) * cin_, 0.0f);
+    const int nrows = int(rows_.size() / NUM_KINDS);
+    for (int r = 0; r < nrows; ++r)
+        for (int k = 0; k < NUM_KINDS; ++k)
+            a[size_t(k % 10) * cin_ + 2 * r + k / 10] = s->x[size_t(rows_[size_t(r) * NUM_KINDS + k])];
+    // three width-3 convolutions (padding 1): in (p, i) adds tap t's weights of channel i to
+    // out position q = p + 1 - t; then ReLU. The last writes into feat, before the input.
+    const size_t nconv = 10 * cstride_;
+    for (int l = 0; l < 3; ++l) {
+        const int ci = l == 0 ? cin_ : channels_;
+        const size_t istride = l == 0 ? size_t(cin_) : cstride_;
+        std::vector<float>& out = l == 2 ? s->feat : b;
+        out.assign(nconv + (l == 2 ? size_t(in_) : 0), 0.0f);
+        for (int q = 0; q < 10; ++q)
+            std::copy(cb_[l].begin(), cb_[l].end(), out.begin() + long(size_t(q) * cstride_));
+        for (int p = 0; p < 10; ++p)
+            for (int i = 0; i < ci; ++i) {
+                const float v = a[size_t(p) * istride + i];
+                if (v == 0.0f) continue;
+                for (int t = 0; t < 3; ++t) {
+                    const int q = p + 1 - t;
+                    if (q < 0 || q > 9) continue;
+                    axpy(out.data() + size_t(q) * cstride_,
+                         cw_[l].data() + (size_t(i) * 3 + t) * cstride_, v, cstride_);
+                }
+            }
+        for (size_t j = 0; j < nconv; ++j) out[j] = std::max(out[j], 0.0f);
+        if (l < 2) std::swap(a, b);
+    }
+    std::copy(s->x.begin(), s->x.end(), s->feat.begin() + long(nconv));
 }
 
 void playout(Game* g, const NetPolicy& net) {

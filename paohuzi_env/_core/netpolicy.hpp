@@ -3,7 +3,12 @@
 //
 // The actor is an MLP: Linear(in, hidden) -> ReLU -> Linear(hidden, hidden) -> ReLU ->
 // Linear(hidden, 61), read from the acting seat's observation (observation.hpp: paohuzi-obs-v1,
-// or v2 with 王). A network trained with a prior bot (residual policy learning, `prior` greedy
+// or v2 with 王). The `conv` actor (training/model.py KindConvActor) puts a stem before that
+// MLP: the observation's per-kind blocks (the 29 rows of 20 indices of
+// paohuzi_env.observation.kind_rows) as a (2 x 29 channels, 10 numbers) signal, small and big
+// cards of a number in channels 2r and 2r + 1, through three width-3 (padding 1) convolutions
+// with ReLU; the MLP then reads the flattened conv output (channel-major, as torch's flatten)
+// followed by its usual input. A network trained with a prior bot (residual policy learning, `prior` greedy
 // or expert) also reads the one-hot (61) of that bot's choice after the observation, and the
 // choice gets `prior_weight` added to its logit. The action is the masked argmax: the legal
 // action with the largest logit, ties to the lowest action id; an illegal action is never chosen.
@@ -23,7 +28,16 @@ namespace phz {
 // Per-call (per-thread) buffers of a forward pass.
 struct NetScratch {
     View view;
-    std::vector<float> x, h0, h1, logits;
+    std::vector<float> x, h0, h1, logits, c0, c1, feat;
+};
+
+// The conv actor's stem (channels 0: none, the plain MLP actor). Weights in PyTorch's layout:
+// w[l] (channels, in channels, 3) with 2 x rows.size() / 20 in channels for l = 0 and
+// `channels` after; b[l] (channels).
+struct ConvStem {
+    int channels = 0;
+    std::vector<int> rows;  // the observation index of (row r, kind k) at r * 20 + k
+    std::vector<float> w[3], b[3];
 };
 
 class NetPolicy {
@@ -32,15 +46,19 @@ public:
     // weights in PyTorch's layout (row-major (out, in)): w0 (hidden, obs_size [+ 61 with a
     // prior]), w1 (hidden, hidden), w2 (61, hidden); biases b0, b1 (hidden) and b2 (61).
     // std::invalid_argument for sizes that do not fit.
+    // With a conv stem (stem.channels > 0), w0 is (hidden, 10 x channels + the input above),
+    // the conv features first.
     NetPolicy(int obs_size, int hidden, Policy prior, float prior_weight,
               const std::vector<float>& w0, std::vector<float> b0,
               const std::vector<float>& w1, std::vector<float> b1,
-              const std::vector<float>& w2, std::vector<float> b2);
+              const std::vector<float>& w2, std::vector<float> b2,
+              const ConvStem& stem = ConvStem());
 
     int obs_size() const { return obs_; }
     int in_size() const { return in_; }
     int hidden() const { return hidden_; }
     Policy prior() const { return prior_; }
+    int conv_channels() const { return channels_; }
     float prior_weight() const { return prior_weight_; }
 
     // The network's action for g's acting seat (the hand must be live and its observation
@@ -52,6 +70,15 @@ private:
     int obs_, in_, hidden_;
     Policy prior_;
     float prior_weight_;
+    // The conv stem: rows_, the in channels, the padded channel stride; per layer the
+    // transposed weights ((in channels x 3) rows of cstride_ values: row i * 3 + t holds tap t
+    // of in channel i for every out channel) and the padded bias. The features are kept
+    // position-major (p * cstride_ + channel); wt0_'s rows are ordered to match.
+    int channels_ = 0, cin_ = 0;
+    size_t cstride_ = 0;
+    std::vector<int> rows_;
+    std::vector<float> cw_[3], cb_[3];
+    void stem(NetScratch* s) const;  // s->x -> s->feat (conv features, then s->x)
     // Transposed: wt0 (in, hidden), wt1 (hidden, hidden), wt2 (hidden, 61), so that a layer adds
     // one row per non-zero input (the observation is mostly zeros, a ReLU output about half);
     // each row and bias padded with zeros to a multiple of 8 values.

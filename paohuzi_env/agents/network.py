@@ -3,6 +3,8 @@
 ``search:rollout=checkpoint:PATH`` plays the search's worlds out with a network trained by
 ``training/`` (``paohuzi_env/_core/netpolicy.hpp``: the actor of ``training/model.py``'s
 ``ActorCritic``, its masked argmax, the prior bot's one-hot when it was trained with one).
+Both actors are read: the two-layer ``mlp`` and the ``conv`` actor (``KindConvActor``: three
+width-3 convolutions over the observation's per-kind blocks, then the MLP head).
 ``PATH`` is a play-only ``.safetensors`` policy with its JSON sidecar (``format:
 paohuzi-policy-safetensors-v1``, written by ``python -m training.checkpoint export SRC
 NAME.safetensors``); for ``NAME.pt`` the sibling ``NAME.safetensors`` is read.
@@ -10,8 +12,9 @@ NAME.safetensors``); for ``NAME.pt`` the sibling ``NAME.safetensors`` is read.
 This module never imports ``training`` nor torch. A policy file is data: it is parsed here
 (an 8-byte little-endian header length, a JSON header ``{name: {dtype, shape, data_offsets}}``,
 then the raw tensor bytes) and anything malformed is refused with a ``ValueError``; loading never
-runs code. Only the actor's six tensors are kept (``actor.0``/``actor.2``/``actor.4``
-``.weight``/``.bias``), as float32.
+runs code. Only the actor's tensors are kept (``actor.0``/``actor.2``/``actor.4``
+``.weight``/``.bias``; for the conv actor ``actor.conv.{0,2,4}`` and ``actor.head.{0,2,4}``), as
+float32.
 
 :func:`load_network` caches a network per file (absolute path, size and modification time of
 the tensors and of the sidecar), so an agent made per decision does not read it again.
@@ -31,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..actions import NUM_ACTIONS
-from ..observation import obs_size, obs_version
+from ..observation import KIND_ROWS, obs_size, obs_version
 from ..rules import Rules, as_rules, get_rules
 
 SIDECAR_FORMAT = "paohuzi-policy-safetensors-v1"
@@ -39,6 +42,11 @@ SIDECAR_FORMAT = "paohuzi-policy-safetensors-v1"
 PRIORS = ("none", "greedy", "expert")
 ACTOR_TENSORS = ("actor.0.weight", "actor.0.bias", "actor.2.weight", "actor.2.bias",
                  "actor.4.weight", "actor.4.bias")
+CONV_TENSORS = ("actor.conv.0.weight", "actor.conv.0.bias", "actor.conv.2.weight",
+                "actor.conv.2.bias", "actor.conv.4.weight", "actor.conv.4.bias",
+                "actor.head.0.weight", "actor.head.0.bias", "actor.head.2.weight",
+                "actor.head.2.bias", "actor.head.4.weight", "actor.head.4.bias")
+ACTORS = ("mlp", "conv")
 _DTYPES: dict[str, np.dtype[Any]] = {"F32": np.dtype("<f4"), "F64": np.dtype("<f8"),
                                      "F16": np.dtype("<f2")}
 _MAX_HEADER = 100 << 20  # bytes: a header larger than this is not a policy's
@@ -110,11 +118,13 @@ class Network:
         path: the ``.safetensors`` file read.
         rules: the rules it was trained under (preset and overrides, from the sidecar).
         obs_version: the observation it reads (``paohuzi-obs-v1`` or ``-v2``).
-        hidden: the width of its two hidden layers.
+        hidden: the width of its two hidden layers (of the head, for the conv actor).
         prior: ``none``, ``greedy`` or ``expert`` (the bot whose choice it reads and favours).
         prior_weight: the logit bonus of the prior's choice.
-        tensors: the actor's six float32 tensors, by name (PyTorch's layout).
+        tensors: the actor's float32 tensors, by name (PyTorch's layout).
         core: the compiled network (``paohuzi_env._fast.NetPolicy``) the search plays out with.
+        actor: ``mlp`` or ``conv``.
+        conv_channels: the conv actor's channels (0 for the mlp actor).
     """
 
     path: Path
@@ -125,6 +135,8 @@ class Network:
     prior_weight: float
     tensors: dict[str, np.ndarray]
     core: Any
+    actor: str = "mlp"
+    conv_channels: int = 0
 
     def check_rules(self, rules: str | Rules) -> None:
         """Refuse to play under ``rules`` a network trained for another preset or observation.
@@ -230,32 +242,55 @@ def _load(path: Path) -> Network:
             or not np.isfinite(prior_weight):
         raise ValueError(f"{side}: prior_weight must be a finite number, got {prior_weight!r}")
     arch = config.get("actor", "mlp")
-    if arch != "mlp":
-        raise ValueError(f"{side}: its actor is {arch!r}; the search's network rollout reads "
-                         "the two-layer mlp actor only (config actor: mlp)")
-    missing = [k for k in ACTOR_TENSORS if k not in tensors]
+    if arch not in ACTORS:
+        raise ValueError(f"{side}: actor must be one of {', '.join(ACTORS)}, got {arch!r}")
+    conv = arch == "conv"
+    names = CONV_TENSORS if conv else ACTOR_TENSORS
+    missing = [k for k in names if k not in tensors]
     if missing:
-        raise ValueError(f"{path} lacks the actor's tensors {', '.join(missing)}")
-    hidden = tensors["actor.0.bias"].shape[0] if tensors["actor.0.bias"].ndim == 1 else -1
+        raise ValueError(f"{path} lacks the {arch} actor's tensors {', '.join(missing)}")
+    pre = "actor.head." if conv else "actor."
+    b0 = tensors[pre + "0.bias"]
+    hidden = b0.shape[0] if b0.ndim == 1 else -1
     if config.get("hidden") not in (None, hidden):
         raise ValueError(f"{side} says hidden {config.get('hidden')}, the tensors have {hidden}")
     n_obs = obs_size(rules)
     ain = n_obs + (NUM_ACTIONS if prior != "none" else 0)
-    want = {"actor.0.weight": (hidden, ain), "actor.0.bias": (hidden,),
-            "actor.2.weight": (hidden, hidden), "actor.2.bias": (hidden,),
-            "actor.4.weight": (NUM_ACTIONS, hidden), "actor.4.bias": (NUM_ACTIONS,)}
+    want: dict[str, tuple[int, ...]] = {}
+    channels = 0
+    if conv:
+        cb = tensors["actor.conv.0.bias"]
+        channels = cb.shape[0] if cb.ndim == 1 else -1
+        if config.get("conv_channels") not in (None, channels):
+            raise ValueError(f"{side} says conv_channels {config.get('conv_channels')}, the "
+                             f"tensors have {channels}")
+        cin = 2 * len(KIND_ROWS)
+        want.update({"actor.conv.0.weight": (channels, cin, 3), "actor.conv.0.bias": (channels,),
+                     "actor.conv.2.weight": (channels, channels, 3),
+                     "actor.conv.2.bias": (channels,),
+                     "actor.conv.4.weight": (channels, channels, 3),
+                     "actor.conv.4.bias": (channels,)})
+    head_in = ain + 10 * channels
+    want.update({pre + "0.weight": (hidden, head_in), pre + "0.bias": (hidden,),
+                 pre + "2.weight": (hidden, hidden), pre + "2.bias": (hidden,),
+                 pre + "4.weight": (NUM_ACTIONS, hidden), pre + "4.bias": (NUM_ACTIONS,)})
     for k, shape in want.items():
         if tensors[k].shape != shape:
-            raise ValueError(f"tensor {k} of {path} has shape {tensors[k].shape}; a network "
-                             f"for {version} with prior {prior!r} needs {shape}")
+            raise ValueError(f"tensor {k} of {path} has shape {tensors[k].shape}; a {arch} "
+                             f"network for {version} with prior {prior!r} needs {shape}")
         if not np.isfinite(tensors[k]).all():
             raise ValueError(f"tensor {k} of {path} holds a non-finite value")
-    actor = {k: np.ascontiguousarray(tensors[k]) for k in ACTOR_TENSORS}
+    actor = {k: np.ascontiguousarray(tensors[k]) for k in names}
+    extra: dict[str, Any] = {}
+    if conv:
+        extra = {"conv_channels": channels, "rows": np.asarray(KIND_ROWS, np.int64),
+                 "conv": [actor[k] for k in CONV_TENSORS[:6]]}
     core = fast._require().NetPolicy(
-        n_obs, hidden, prior, float(prior_weight), actor["actor.0.weight"], actor["actor.0.bias"],
-        actor["actor.2.weight"], actor["actor.2.bias"], actor["actor.4.weight"],
-        actor["actor.4.bias"])
-    return Network(path, rules, version, hidden, prior, float(prior_weight), actor, core)
+        n_obs, hidden, prior, float(prior_weight), actor[pre + "0.weight"], actor[pre + "0.bias"],
+        actor[pre + "2.weight"], actor[pre + "2.bias"], actor[pre + "4.weight"],
+        actor[pre + "4.bias"], **extra)
+    return Network(path, rules, version, hidden, prior, float(prior_weight), actor, core,
+                   arch, channels)
 
 
 _cache: OrderedDict[tuple, Network] = OrderedDict()
