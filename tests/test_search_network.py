@@ -410,3 +410,45 @@ def test_bad_networks_raise_clear_errors(tmp_path, tiny):
     bad[2][0, 0, 0] = np.nan
     with pytest.raises(ValueError, match="actor.conv.2.weight holds a non-finite value"):
         _fast.NetPolicy(763, 4, "none", 0.0, *head, conv_channels=4, rows=rows, conv=bad)
+
+
+@pytest.mark.parametrize("actor,prior", [("conv", "none"), ("mlp", "expert")])
+def test_network_agent_plays_the_networks_argmax_without_torch(tmp_path, actor, prior):
+    """``network:PATH`` plays the masked argmax of the network's logits: on the compiled core
+    (act_game) and from a Python PlayerView (act), the same actions, with the prior's bonus."""
+    from paohuzi_env import _fast
+    from paohuzi_env.agents.network import NetworkAgent
+
+    path = tmp_path / "n.safetensors"
+    if actor == "conv":
+        write_conv_policy(path, "huaihua", 10, 6, prior, 0.0, seed=1)
+    else:
+        write_policy(path, hidden=12, prior=prior, prior_weight=1.5, seed=2)
+    agent = make_agent(f"network:{path}", seed=0, rules="huaihua")
+    assert isinstance(agent, NetworkAgent) and agent.network.actor == actor
+    net = agent.network
+    checked = 0
+    for g in random_positions("huaihua", range(6), every=2):
+        if len(g.legal_actions()) < 2:
+            continue
+        action, logits = _fast.net_policy_action(g._g, net.core)
+        assert agent.act_game(g, g.current_player) == action
+        view = g.view(g.current_player)  # a PlayerView: act() encodes it in Python
+        legal = g.legal_actions()
+        top = np.sort(logits[legal])[::-1]
+        if top[0] - top[1] > 1e-3:
+            assert agent.act(view) == action
+        checked += 1
+    assert checked > 50
+    with pytest.raises(ValueError, match="network:PATH"):
+        make_agent("network", rules="huaihua")
+    with pytest.raises(ValueError, match="does not exist"):
+        make_agent(f"network:{tmp_path / 'none.safetensors'}", rules="huaihua")
+    with pytest.raises(ValueError, match="the network reads 763 floats"):
+        _fast.net_policy_logits(write_conv_net_core(tmp_path), np.zeros(700, np.float32))
+
+
+def write_conv_net_core(tmp_path):
+    pytest.importorskip("torch")
+    write_conv_policy(tmp_path / "c2.safetensors", "huaihua", 8, 4, "none", 0.0, seed=5)
+    return load_network(tmp_path / "c2.safetensors").core

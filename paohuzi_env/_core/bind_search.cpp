@@ -253,6 +253,32 @@ void bind_search(py::module_& m) {
         "(illegal actions -1e8): the decision the search's playouts take there.");
 
     m.def(
+        "net_policy_logits",
+        [](const NetPolicy& net, const F32& x) {
+            if (x.ndim() != 1 || x.shape(0) != net.in_size())
+                throw py::value_error("the network reads " + std::to_string(net.in_size()) +
+                                      " floats (the observation" +
+                                      (net.prior() != P_RANDOM ? ", then the prior's one-hot" : "") +
+                                      "), got an array of shape (" +
+                                      (x.ndim() == 1 ? std::to_string(x.shape(0)) : "...") + ")");
+            for (py::ssize_t i = 0; i < x.size(); ++i)
+                if (!std::isfinite(x.data()[i]))
+                    throw py::value_error("the network's input holds a non-finite value");
+            NetScratch s;
+            s.x.assign(x.data(), x.data() + x.size());
+            {
+                py::gil_scoped_release nogil;
+                net.forward(&s);
+            }
+            py::array_t<float> out(NUM_ACTIONS);
+            std::copy(s.logits.begin(), s.logits.end(), out.mutable_data());
+            return out;
+        },
+        py::arg("net"), py::arg("x"),
+        "The network's 61 logits (unmasked, without the prior's bonus) for its input `x`: the "
+        "observation (then the prior's one-hot for a network with a prior).");
+
+    m.def(
         "search_action",
         [](const Game& g, int seat, const RngTuple& rng_state, int samples, int playouts,
            const std::string& rollout, double z, double margin, double budget_ms, int tries,

@@ -157,16 +157,7 @@ int NetPolicy::action(const Game& g, NetScratch* s, float* logits) const {
         if (!g.is_legal(pa)) throw std::logic_error("a bot chose an illegal action");
         s->x[size_t(obs_ + pa)] = 1.0f;
     }
-    if (channels_ > 0) {
-        stem(s);
-        affine(s->feat.data(), int(s->feat.size()), wt0_, b0_, &s->h0);
-    } else {
-        affine(s->x.data(), in_, wt0_, b0_, &s->h0);
-    }
-    relu(&s->h0);
-    affine(s->h0.data(), hidden_, wt1_, b1_, &s->h1);
-    relu(&s->h1);
-    affine(s->h1.data(), hidden_, wt2_, b2_, &s->logits);
+    forward(s);
     if (pa >= 0) s->logits[size_t(pa)] += prior_weight_;
     // The masked argmax: legal() is ascending, so a strict > keeps the lowest id of a tie.
     const std::vector<int>& legal = g.legal();
@@ -178,6 +169,23 @@ int NetPolicy::action(const Game& g, NetScratch* s, float* logits) const {
         for (int a : legal) logits[a] = s->logits[size_t(a)];
     }
     return best;
+}
+
+void NetPolicy::forward(NetScratch* s) const {
+    if (s->x.size() != size_t(in_))
+        throw std::invalid_argument("the network's input has " + std::to_string(in_) +
+                                    " floats, got " + std::to_string(s->x.size()));
+    if (channels_ > 0) {
+        stem(s);
+        affine(s->feat.data(), int(s->feat.size()), wt0_, b0_, &s->h0);
+    } else {
+        affine(s->x.data(), in_, wt0_, b0_, &s->h0);
+    }
+    relu(&s->h0);
+    affine(s->h0.data(), hidden_, wt1_, b1_, &s->h1);
+    relu(&s->h1);
+    affine(s->h1.data(), hidden_, wt2_, b2_, &s->logits);
+    s->logits.resize(NUM_ACTIONS);
 }
 
 void NetPolicy::stem(NetScratch* s) const {

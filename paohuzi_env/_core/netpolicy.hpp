@@ -66,6 +66,11 @@ public:
     // logits (illegal actions -1e8, as training/model.py's MASK_VALUE).
     int action(const Game& g, NetScratch* s, float* logits = nullptr) const;
 
+    // The 61 logits (unmasked, without the prior's bonus) of the network's input in s->x
+    // (in_size() floats: the observation, then the prior's one-hot for a network with a prior),
+    // into s->logits.
+    void forward(NetScratch* s) const;
+
 private:
     int obs_, in_, hidden_;
     Policy prior_;

@@ -3,7 +3,9 @@ its seat may know) and returns a legal action id; none reads hidden state.
 
 ``make_agent(spec, seed, rules)`` builds one from a spec: a built-in name (``random``,
 ``greedy``, ``expert``, ``search``), ``search:OPTIONS`` (e.g. ``search:samples=64``; see
-:mod:`paohuzi_env.agents.search`) or ``PREFIX:ARG`` for a registered prefix. Prefixes come from
+:mod:`paohuzi_env.agents.search`), ``network:PATH`` (a trained ``.safetensors`` policy played by
+the compiled core, no torch: :class:`~paohuzi_env.agents.network.NetworkAgent`) or
+``PREFIX:ARG`` for a registered prefix. Prefixes come from
 :func:`register_agent` or from installed packages through the ``paohuzi.agents`` entry-point
 group; this project's trainer declares ``checkpoint`` (``checkpoint:PATH``, a trained PPO
 policy; needs the ``train`` extra) and :mod:`paohuzi_env.rllib` declares ``rllib``
@@ -21,7 +23,7 @@ from .heuristic import ExpertAgent, GreedyAgent
 from .registry import ENTRY_POINT_GROUP, AgentFactory
 from .search import SearchAgent, parse_search_spec
 
-AGENT_NAMES = ("random", "greedy", "expert", "search")
+AGENT_NAMES = ("random", "greedy", "expert", "search", "network")
 
 
 def register_agent(prefix: str, factory: AgentFactory, *, replace: bool = False) -> None:
@@ -44,7 +46,8 @@ def unregister_agent(prefix: str) -> None:
 
 def agent_specs() -> tuple[str, ...]:
     """The valid spec forms: the built-in names, then ``PREFIX:ARG`` for each known prefix."""
-    return AGENT_NAMES + ("search:OPTIONS",) + tuple(f"{p}:ARG" for p in registry.prefixes())
+    return AGENT_NAMES[:4] + ("search:OPTIONS", "network:PATH") + tuple(
+        f"{p}:ARG" for p in registry.prefixes())
 
 
 def make_agent(spec: str, seed: Any = None, rules: str | Rules = "huaihua") -> Agent:
@@ -67,6 +70,10 @@ def make_agent(spec: str, seed: Any = None, rules: str | Rules = "huaihua") -> A
     prefix, sep, arg = spec.partition(":")
     if prefix == "search":
         return SearchAgent(seed, rules, **parse_search_spec(arg))
+    if prefix == "network" and sep:
+        from .network import NetworkAgent
+
+        return NetworkAgent(arg, seed, rules)
     factory = registry.factory_for(prefix) if sep else None
     if factory is None:
         hint = ""
