@@ -130,6 +130,71 @@ def test_forward_pass_and_argmax_are_the_numpy_reference(tmp_path, rules, prior,
     assert checked > 300 and near_ties < checked // 50
 
 
+def write_numpy_conv_policy(path: Path, rules: str, hidden: int, channels: int, prior: str,
+                            prior_weight: float, seed: int) -> dict[str, np.ndarray]:
+    """Random conv actor tensors (KindConvActor's names and shapes) as a play-only policy."""
+    from paohuzi_env.observation import KIND_ROWS
+
+    rng = np.random.default_rng(seed)
+    ain = obs_size(get_rules(rules)) + (NUM_ACTIONS if prior != "none" else 0)
+    cin = 2 * len(KIND_ROWS)
+    shapes = {"actor.conv.0.weight": (channels, cin, 3), "actor.conv.0.bias": (channels,),
+              "actor.conv.2.weight": (channels, channels, 3), "actor.conv.2.bias": (channels,),
+              "actor.conv.4.weight": (channels, channels, 3), "actor.conv.4.bias": (channels,),
+              "actor.head.0.weight": (hidden, 10 * channels + ain), "actor.head.0.bias": (hidden,),
+              "actor.head.2.weight": (hidden, hidden), "actor.head.2.bias": (hidden,),
+              "actor.head.4.weight": (NUM_ACTIONS, hidden), "actor.head.4.bias": (NUM_ACTIONS,)}
+    tensors = {k: (rng.standard_normal(s) * 0.3).astype(np.float32) for k, s in shapes.items()}
+    write_policy(path, rules, hidden, prior, prior_weight, tensors=tensors, actor="conv",
+                 conv_channels=channels)
+    return tensors
+
+
+def numpy_conv_logits(t: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
+    """KindConvActor's forward pass in numpy (float64): x is the observation (then the prior's
+    one-hot); the rows, the (2 x rows, 10) signal, three width-3 convolutions, the head."""
+    from paohuzi_env.observation import KIND_ROWS
+
+    k = x[np.asarray(KIND_ROWS)].astype(np.float64)          # (29, 20)
+    h = k.reshape(len(KIND_ROWS) * 2, 10)                     # channel 2r + big, position number
+    for layer in (0, 2, 4):
+        w, b = t[f"actor.conv.{layer}.weight"], t[f"actor.conv.{layer}.bias"]
+        padded = np.pad(h, ((0, 0), (1, 1)))
+        h = np.maximum(np.stack([np.einsum("oit,it->o", w, padded[:, q:q + 3])
+                                 for q in range(10)], axis=1) + b[:, None], 0.0)
+    z = np.concatenate([h.reshape(-1), x])
+    z = np.maximum(t["actor.head.0.weight"] @ z + t["actor.head.0.bias"], 0)
+    z = np.maximum(t["actor.head.2.weight"] @ z + t["actor.head.2.bias"], 0)
+    return t["actor.head.4.weight"] @ z + t["actor.head.4.bias"]
+
+
+@pytest.mark.parametrize("rules,prior,channels", [("huaihua", "none", 8), ("yongzhou", "expert", 5)])
+def test_conv_actor_in_the_core_is_the_numpy_reference(tmp_path, rules, prior, channels):
+    """The conv stem and head in the core give the numpy reference's logits (no torch: this runs
+    under the sanitizers too)."""
+    from paohuzi_env import _fast
+
+    weight = 0.0 if prior == "none" else 1.5
+    t = write_numpy_conv_policy(tmp_path / "c.safetensors", rules, 9, channels, prior, weight,
+                                seed=channels)
+    net = load_network(tmp_path / "c.safetensors", rules)
+    checked = 0
+    for g in random_positions(rules, range(6), every=3):
+        obs = encode(g.view(g.current_player))
+        onehot = np.zeros(NUM_ACTIONS, np.float32)
+        if prior != "none":
+            onehot[g.expert_action()] = 1.0
+            obs = np.concatenate([obs, onehot])
+        ref = numpy_conv_logits(t, obs) + weight * onehot
+        _, logits = _fast.net_policy_action(g._g, net.core)
+        legal = g.legal_actions()
+        np.testing.assert_allclose(logits[legal], ref[legal], rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(_fast.net_policy_logits(net.core, obs)[legal],
+                                   (ref - weight * onehot)[legal], rtol=1e-4, atol=1e-4)
+        checked += 1
+    assert checked > 40
+
+
 def write_conv_policy(path: Path, rules: str, hidden: int, channels: int, prior: str,
                       prior_weight: float, seed: int):
     """A random conv actor (training/model.py KindConvActor) as a play-only policy, and the torch
@@ -184,8 +249,7 @@ def test_conv_actor_in_the_core_is_the_torch_actor(tmp_path, rules, prior, chann
 
 def test_search_plays_out_with_a_conv_network(tmp_path):
     """``search:rollout=checkpoint:PATH`` takes a conv actor: deterministic per seed."""
-    pytest.importorskip("torch")
-    write_conv_policy(tmp_path / "c.safetensors", "huaihua", 8, 4, "none", 0.0, seed=3)
+    write_numpy_conv_policy(tmp_path / "c.safetensors", "huaihua", 8, 4, "none", 0.0, seed=3)
     g = next(p for p in random_positions("huaihua", range(5)) if len(p.legal_actions()) > 2
              and 59 not in p.legal_actions())
     spec = f"checkpoint:{tmp_path / 'c.safetensors'}"
@@ -421,7 +485,7 @@ def test_network_agent_plays_the_networks_argmax_without_torch(tmp_path, actor, 
 
     path = tmp_path / "n.safetensors"
     if actor == "conv":
-        write_conv_policy(path, "huaihua", 10, 6, prior, 0.0, seed=1)
+        write_numpy_conv_policy(path, "huaihua", 10, 6, prior, 0.0, seed=1)
     else:
         write_policy(path, hidden=12, prior=prior, prior_weight=1.5, seed=2)
     agent = make_agent(f"network:{path}", seed=0, rules="huaihua")
@@ -445,10 +509,6 @@ def test_network_agent_plays_the_networks_argmax_without_torch(tmp_path, actor, 
     with pytest.raises(ValueError, match="does not exist"):
         make_agent(f"network:{tmp_path / 'none.safetensors'}", rules="huaihua")
     with pytest.raises(ValueError, match="the network reads 763 floats"):
-        _fast.net_policy_logits(write_conv_net_core(tmp_path), np.zeros(700, np.float32))
-
-
-def write_conv_net_core(tmp_path):
-    pytest.importorskip("torch")
-    write_conv_policy(tmp_path / "c2.safetensors", "huaihua", 8, 4, "none", 0.0, seed=5)
-    return load_network(tmp_path / "c2.safetensors").core
+        _fast.net_policy_logits(load_network(path).core if prior == "none" else
+                                load_network(write_policy(tmp_path / "m.safetensors")).core,
+                                np.zeros(700, np.float32))
