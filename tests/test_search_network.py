@@ -512,3 +512,20 @@ def test_network_agent_plays_the_networks_argmax_without_torch(tmp_path, actor, 
         _fast.net_policy_logits(load_network(path).core if prior == "none" else
                                 load_network(write_policy(tmp_path / "m.safetensors")).core,
                                 np.zeros(700, np.float32))
+
+
+@pytest.mark.skipif(not (SHIPPED / "pure-network.safetensors").is_file(),
+                    reason="the shipped checkpoints are not in this tree (an sdist)")
+def test_network_agent_scores_what_the_torch_agent_scores():
+    """``network:PATH`` (the core, no torch) and ``checkpoint:PATH`` (torch) of the shipped pure
+    network play the same duplicate deals to the same points."""
+    pytest.importorskip("torch")
+    from training.evaluate import evaluate
+
+    core = evaluate(f"network:{SHIPPED / 'pure-network.safetensors'}", "expert", deals=12,
+                    seed=5, workers=1)
+    torch_ = evaluate(f"checkpoint:{SHIPPED / 'pure-network.pt'}", "expert", deals=12, seed=5,
+                      workers=1)
+    assert core["games"] == torch_["games"] == 36
+    for key in ("mean_points", "win_rate", "hu_rate", "draw_rate"):
+        assert core[key] == torch_[key], key
