@@ -464,6 +464,10 @@ def test_bad_networks_raise_clear_errors(tmp_path, tiny):
                            conv=stem).conv_channels == 4
     with pytest.raises(ValueError, match="outside the observation"):
         _fast.NetPolicy(763, 4, "none", 0.0, *head, conv_channels=4, rows=rows + 200, conv=stem)
+    with pytest.raises(ValueError, match="rows must be an int array"):
+        _fast.NetPolicy(763, 4, "none", 0.0, *head, conv_channels=4, rows=rows + 0.5, conv=stem)
+    with pytest.raises(ValueError, match="conv must be a list of six float arrays"):
+        _fast.NetPolicy(763, 4, "none", 0.0, *head, conv_channels=4, rows=rows, conv="stem")
     with pytest.raises(ValueError, match=r"actor.conv.2.weight must have shape \(4, 4, 3\)"):
         _fast.NetPolicy(763, 4, "none", 0.0, *head, conv_channels=4, rows=rows,
                         conv=[stem[0], stem[1], np.zeros((4, 5, 3)), *stem[3:]])

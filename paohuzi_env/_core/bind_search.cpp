@@ -173,7 +173,11 @@ void bind_search(py::module_& m) {
                                            "six stem tensors); the mlp actor none of them");
                  if (c) {
                      stem.channels = conv_channels;
-                     auto r = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(rows);
+                     const py::array raw = py::array::ensure(rows);
+                     if (!raw || raw.dtype().kind() != 'i')
+                         throw py::value_error("rows must be an int array of shape (rows, 20), "
+                                               "1 to 64 rows");
+                     auto r = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(raw);
                      if (!r || r.ndim() != 2 || r.shape(1) != NUM_KINDS || r.shape(0) < 1 ||
                          r.shape(0) > 64)
                          throw py::value_error("rows must be an int array of shape (rows, 20), "
@@ -186,7 +190,15 @@ void bind_search(py::module_& m) {
                                                    std::to_string(obs_size - 1) + ")");
                          stem.rows.push_back(int(v));
                      }
-                     const auto parts = conv.cast<std::vector<F32>>();
+                     std::vector<F32> parts;
+                     if (py::isinstance<py::str>(conv) || !py::isinstance<py::sequence>(conv))
+                         throw py::value_error("conv must be a list of six float arrays (weight, "
+                                               "bias of actor.conv.0, .2 and .4)");
+                     for (const py::handle item : conv.cast<py::sequence>()) {
+                         auto a = F32::ensure(item);
+                         if (!a) throw py::value_error("conv must be a list of six float arrays");
+                         parts.push_back(a);
+                     }
                      if (parts.size() != 6)
                          throw py::value_error("conv must hold six tensors (weight, bias of "
                                                "actor.conv.0, .2 and .4)");
