@@ -139,6 +139,8 @@ def test_config_loading_and_errors(tmp_path):
     cfg = load_config(ROOT / "configs" / "ppo.yaml")
     assert isinstance(cfg, PPOConfig)
     assert load_config(ROOT / "configs" / "ppo-tiny.yaml").total_steps == 4000
+    # 2e-5 (no dot) is a string to YAML 1.1, a float to the config
+    assert load_config(ROOT / "configs" / "ppo-tiny.yaml", ["learning_rate=2e-5"]).learning_rate == 2e-5
     over = load_config(ROOT / "configs" / "ppo-tiny.yaml", ["total_steps=10", "target_kl=none"])
     assert over.total_steps == 10 and over.target_kl is None
     with pytest.raises(ValueError, match="unknown config key"):

@@ -200,12 +200,19 @@ def _coerce(name: str, value: Any) -> Any:
     if isinstance(value, str) and not isinstance(default, str):
         value = yaml.safe_load(value)
     t = type(default)
+    if t is float and isinstance(value, str):
+        # YAML 1.1 reads 2e-5 (no dot) as a string; Python's float() reads it as the number
+        try:
+            value = float(value)
+        except ValueError:
+            pass
     if t is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if t is bool and not isinstance(value, bool):
         raise ValueError(f"config {name!r} must be true/false, got {value!r}")
     if not isinstance(value, t) or (t is int and isinstance(value, bool)):
-        raise ValueError(f"config {name!r} must be {t.__name__}, got {value!r} ({f.type})")
+        raise ValueError(f"config {name!r} must be {'a number' if t is float else t.__name__} "
+                         f"(type {f.type}), got {value!r}")
     return value
 
 
