@@ -350,6 +350,12 @@ class NetworkAgent(Agent):
         super().__init__(seed)
         self.rules = as_rules(rules)
         self.network = load_network(path, self.rules)
+        self._prior: Agent | None = None  # the prior bot of act(), made once
+        if self.network.prior != "none":
+            from .heuristic import ExpertAgent, GreedyAgent
+
+            bot = ExpertAgent if self.network.prior == "expert" else GreedyAgent
+            self._prior = bot(None, self.rules)
 
     def act_game(self, game: Any, seat: int) -> int:
         """On the compiled core the core encodes the observation itself; elsewhere :meth:`act`."""
@@ -361,16 +367,13 @@ class NetworkAgent(Agent):
 
     def act(self, view: PlayerView) -> int:
         from .. import fast
-        from .heuristic import ExpertAgent, GreedyAgent
 
         x = encode(view)
         net = self.network
         onehot = None
-        if net.prior != "none":
-            bot = ExpertAgent(None, self.rules) if net.prior == "expert" \
-                else GreedyAgent(None, self.rules)
+        if self._prior is not None:
             onehot = np.zeros(NUM_ACTIONS, np.float32)
-            onehot[bot.act(view)] = 1.0
+            onehot[self._prior.act(view)] = 1.0
             x = np.concatenate([x, onehot])
         logits = fast._require().net_policy_logits(net.core, x)
         if onehot is not None:
