@@ -178,6 +178,41 @@ def test_tiny_recipe_labels_distill_ppo_with_kl_and_evaluation(tmp_path, monkeyp
     assert res["games"] == 6
 
 
+@needs_core
+def test_tiny_recipe_under_yongzhou(tmp_path, monkeypatch):
+    """Issue 26 item 5: the recipe under ``yongzhou`` (two 王, observation v2): labels from the
+    search, a conv actor cloned from expert then distilled, exported for the core, and played by
+    ``network:`` and ``checkpoint:`` with the same results (the PPO phase is the one tested
+    above; ``configs/distill-yongzhou.yaml`` is the full-size run)."""
+    from training.checkpoint import export_policy
+    from training.label import load_labels
+
+    monkeypatch.chdir(tmp_path)
+    lab = LabelConfig(hands=6, search="search:samples=4,playouts=32", shard_hands=3, seed=3,
+                      rules="yongzhou")
+    got = label(lab, tmp_path / "labels", workers=1, progress=False)
+    assert got["labels"] > 30
+    data = load_labels(tmp_path / "labels")
+    assert data["obs"].shape[1] == 771  # paohuzi-obs-v2
+    cfg = make_config(dict(run_name="y", seed=1, rules="yongzhou", total_steps=0, workers=1,
+                           hidden=32, minibatch_size=128, actor="conv", conv_channels=8,
+                           bc_steps=300, bc_epochs=1, distill_labels=[str(tmp_path / "labels")],
+                           distill_epochs=1, distill_holdout=0.2, eval_every=0,
+                           final_eval_deals=0, save_records=0))
+    lines: list[str] = []
+    final = train(cfg, log=lambda *a: lines.append(" ".join(map(str, a))))
+    assert any("behaviour cloning epoch 1" in s for s in lines), lines
+    assert any("distill epoch 1/1" in s for s in lines), lines
+    export_policy(final, tmp_path / "y.safetensors")
+    a = evaluate(f"network:{tmp_path / 'y.safetensors'}", "greedy", deals=2, seed=0, workers=1,
+                 progress=False, rules="yongzhou")
+    b = evaluate(f"checkpoint:{final}", "greedy", deals=2, seed=0, workers=1, progress=False,
+                 rules="yongzhou")
+    assert a["rules"] == "yongzhou" and a["games"] == 6
+    assert (a["mean_points"], a["ci95"], a["win_rate"]) == (b["mean_points"], b["ci95"],
+                                                            b["win_rate"])
+
+
 def test_conv_actor_reads_the_per_kind_blocks():
     """KIND_ROWS are the observation's per-kind blocks (paohuzi_env/observation.py's table):
     checked on a real observation against the view it encodes; the conv actor lays kind k of a
