@@ -199,3 +199,49 @@ def test_check_labels_names_a_bad_shard(tmp_path):
     np.savez_compressed(p, **d)
     with pytest.raises(ValueError, match="shard-00000.npz: a chosen action is not legal"):
         check_labels(tmp_path)
+
+
+def test_departures_replays_the_hands_and_compares_a_network(tmp_path, capsys):
+    """training.departures rebuilds every labelled hand from its seed and the labels, finds no
+    departure where the search could not leave expert (margin = 1000), and compares a network with
+    expert the way NetworkAgent plays it (the Python encoder, not the labels' observations)."""
+    from paohuzi_env.agents.heuristic import ExpertAgent
+    from paohuzi_env.agents.network import NetworkAgent
+    from paohuzi_env.engine import Game
+    from training.departures import analyse, main
+
+    cfg = LabelConfig(hands=4, search="search:samples=4,playouts=32,margin=1000",
+                      shard_hands=2,
+                      seed=5, seats=(0,), others="expert")
+    got = label(cfg, tmp_path / "l", workers=1, progress=False)
+    net_path = Path(__file__).resolve().parents[1] / "checkpoints/shipped/pure-network.safetensors"
+    res = analyse(tmp_path / "l", network=net_path)
+    assert res["hands"] == 4
+    assert sum(r["decisions"] for r in res["rows"]) == got["labels"]
+    assert all(r["departures"] == 0 for r in res["rows"])  # a gain > 1000 points: never
+    assert all(r["seat"] in ("dealer", "other") for r in res["rows"])
+    # the network's agreement with expert, counted again through the Python engine and agent
+    agent, expert = NetworkAgent(net_path, rules="huaihua"), ExpertAgent(rules="huaihua")
+    data = load_labels(tmp_path / "l")
+    same = 0
+    for h in range(4):
+        game = Game("huaihua", seed=np.random.SeedSequence([5, h]).spawn(4)[0])
+        rows = [i for i in range(len(data["hand"])) if data["hand"][i] == h]
+        k = step = 0
+        while not game.done:
+            if k < len(rows) and data["step"][rows[k]] == step:
+                view = game.view(game.current_player)
+                same += agent.act(view) == expert.act(view)
+                game.step(int(data["action"][rows[k]]))
+                k += 1
+            else:  # a forced move, or seats 1 and 2 (the compiled expert in the label run)
+                legal = game.legal_actions()
+                game.step(legal[0] if len(legal) == 1 else
+                          expert.act(game.view(game.current_player)))
+            step += 1
+    assert sum(r["net_expert"] * r["decisions"] for r in res["rows"]) == pytest.approx(same)
+    d = res["discard_regret"]
+    assert d["disagreements"] >= 0 and (not d["disagreements"] or d["quantiles"]["0.1"] >= -1e-9)
+    assert main([str(tmp_path / "l"), "--shards", "1"]) == 0
+    assert "hands of" in capsys.readouterr().out
+    assert main([str(tmp_path / "nowhere")]) == 2
