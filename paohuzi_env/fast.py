@@ -253,6 +253,11 @@ class Game:
         """``encode(view(seat))`` in C++ (float32, ``obs_size(rules)``), into ``out`` if given."""
         return self._g.observation(seat, out)
 
+    def wait_features(self, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """:func:`paohuzi_env.features.wait_features` of ``view(seat)`` in C++ (float32, 80),
+        into ``out`` if given."""
+        return self._g.wait_features(seat, out)
+
     def action_mask(self, seat: int) -> np.ndarray:
         """int8 mask over the 61 actions: the legal set when ``seat`` is to act, else zeros."""
         return self._g.action_mask(seat)

@@ -5,6 +5,7 @@
 // The view is read attribute by attribute (any object with PlayerView's fields will do) and
 // checked: a wrong type raises TypeError, a value out of range ValueError; nothing crashes.
 #include <Python.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
@@ -208,6 +209,18 @@ void bind_bots(py::module_& m) {
     m.def("expert_action", &call<expert_action>, py::arg("view"), py::arg("rules"),
           "ExpertAgent(rules=rules).act(view) of paohuzi_env.agents.heuristic, compiled: the "
           "action id the expert bot chooses on a PlayerView.");
+    m.def(
+        "wait_features",
+        [](py::handle view, py::handle rules) {
+            const Rules& r = rules_of(rules);
+            const View v = view_from_python(view);
+            py::array_t<float> out(WAIT_FEATURES);
+            wait_features(v, r, out.mutable_data());
+            return out;
+        },
+        py::arg("view"), py::arg("rules"),
+        "paohuzi_env.features.wait_features(view, rules), compiled: the 80 wait features "
+        "(float32) of a PlayerView's seat.");
     m.def("clear_bot_caches", &clear_bot_caches,
           "Drop the bots' memos (the compiled _structure and _win_scores caches).");
 }

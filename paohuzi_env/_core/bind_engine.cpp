@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bind_common.hpp"
+#include "bots.hpp"
 #include "engine.hpp"
 #include "numpy_rng.hpp"
 #include "observation.hpp"
@@ -488,6 +489,17 @@ void bind_engine(py::module_& m) {
                 View v;
                 g.fill_view(seat, v);
                 encode(v, arr.mutable_data());
+                return arr;
+            },
+            py::arg("seat"), py::arg("out") = py::none())
+        .def(
+            "wait_features",
+            [](const Game& g, int seat, py::object out) {
+                seat_arg(seat);
+                auto arr = float_out(out, WAIT_FEATURES, "out");
+                View v;
+                g.fill_view(seat, v);
+                wait_features(v, g.rules(), arr.mutable_data());
                 return arr;
             },
             py::arg("seat"), py::arg("out") = py::none())

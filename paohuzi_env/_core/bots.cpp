@@ -31,6 +31,7 @@
 
 #include "chi.hpp"
 #include "flat.hpp"
+#include "observation.hpp"
 #include "common.hpp"
 #include "portable.hpp"
 #include "scoring.hpp"
@@ -686,9 +687,12 @@ struct Agent {
     }
 };
 
-// What the Python code would index out of range or cannot mean: refused before any work.
-void check_view(const View& v) {
-    auto bad = [](const std::string& what) { throw std::invalid_argument("malformed view: " + what); };
+void bad_view(const std::string& what) { throw std::invalid_argument("malformed view: " + what); }
+
+// What the Python code would index out of range: refused before any work (check_view, and the
+// wait features, which read any seat's view).
+void check_view_ranges(const View& v) {
+    auto bad = bad_view;
     if (v.seat < 0 || v.seat >= NUM_SEATS) bad("seat must be 0..2");
     for (int k = 0; k < NUM_KINDS; ++k)
         if (v.hand[k] < 0 || v.hand[k] > COPIES) bad("hand counts must be 0..4");
@@ -707,15 +711,20 @@ void check_view(const View& v) {
     if (v.has_offer) {
         if (v.offer_kind < 0 || v.offer_kind > WANG) bad("the offered card must be a kind 0..20");
         if (v.offer_source < S_DRAW || v.offer_source > S_LIANG) bad("unknown offer source");
-        if (v.offer_kind == WANG && v.offer_source != S_LIANG && v.decision != D_HU &&
-            v.decision != D_TIANHU)
-            bad("a 王 on offer outside a HU decision");
     }
     for (int a : v.legal)
         if (a < 0 || a >= NUM_ACTIONS) bad("legal actions must be ids 0..60");
     if (v.wang < 0 || v.wang > 2 || v.jokers < 0 || v.jokers > 2) bad("王 counts must be 0..2");
     for (int x : v.wang_shown)
         if (x < 0 || x > 2) bad("王 shown must be 0..2");
+}
+
+// ... and what the bots cannot mean: a view to decide on.
+void check_view(const View& v) {
+    check_view_ranges(v);
+    if (v.has_offer && v.offer_kind == WANG && v.offer_source != S_LIANG && v.decision != D_HU &&
+        v.decision != D_TIANHU)
+        bad_view("a 王 on offer outside a HU decision");
 }
 
 int decide(const Params& p, const View& v, const Rules& rules,
@@ -737,5 +746,39 @@ int bot_action_values(bool expert, const View& v, const Rules& rules,
 }
 
 void clear_bot_caches() { g_generation.fetch_add(1, std::memory_order_relaxed); }
+
+void wait_features(const View& v, const Rules& rules, float* out) {
+    check_view_ranges(v);
+    std::fill(out, out + WAIT_FEATURES, 0.0f);
+    Memos& m = memos();
+    const int ridx = rules_index(rules, m);
+    // the seat's own table groups, sorted as Python sorts the tuples (Agent::melds)
+    std::vector<Group> melds;
+    for (const TableGroup& g : v.table[v.seat]) melds.push_back(Group{g.type, g.cards});
+    std::stable_sort(melds.begin(), melds.end());
+    // unseen copies as the observation counts them (observation.encode's UNSEEN block)
+    float obs[OBS_SIZE_V2];
+    encode(v, obs);
+    int unseen[NUM_KINDS];
+    for (int k = 0; k < NUM_KINDS; ++k) unseen[k] = int(std::lround(double(obs[OBS_UNSEEN + k]) * 4.0));
+    for (const auto& cs : win_scores(v.hand, melds, rules, ridx, v.wang, m))
+        if (cs.first < NUM_KINDS) out[cs.first] = 1.0f;
+    for (int k = 0; k < NUM_KINDS; ++k) {
+        if (v.hand[k] < 1 || v.hand[k] > 2) continue;
+        Counts after = v.hand;
+        after[k] -= 1;
+        const auto& wins = win_scores(after, melds, rules, ridx, v.wang, m);
+        if (wins.empty()) continue;
+        int live = 0, points = 0;
+        for (const auto& cs : wins)
+            if (cs.first < NUM_KINDS) {
+                live += unseen[cs.first];
+                points += unseen[cs.first] * cs.second;
+            }
+        out[20 + k] = 1.0f;
+        out[40 + k] = float(double(std::min(live, 8)) / 8.0);
+        out[60 + k] = float(double(std::min(points, 200)) / 200.0);
+    }
+}
 
 }  // namespace phz

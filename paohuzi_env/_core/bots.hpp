@@ -15,4 +15,12 @@ int expert_action(const View& v, const Rules& rules);
 int bot_action_values(bool expert, const View& v, const Rules& rules, std::vector<double>* values);
 void clear_bot_caches();
 
+// paohuzi_env.features.wait_features (paohuzi-waits-v1): the 80 wait features of the view's
+// seat, written to out: which cards win the holding now; per kind it holds one or two of,
+// whether discarding one leaves a ready holding, the unseen winning copies then (/ 8, at most
+// 1) and those copies times the win's points (/ 200, at most 1). The winning cards are the
+// expert's (its _win_scores, with its memo).
+constexpr int WAIT_FEATURES = 80;
+void wait_features(const View& v, const Rules& rules, float* out);
+
 }  // namespace phz

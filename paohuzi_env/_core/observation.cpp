@@ -25,6 +25,7 @@ constexpr int WALL = HU_BLOCKED + 20;  // 716
 constexpr int DEALER = WALL + 1;
 constexpr int LIANG = DEALER + 3;
 constexpr int UNSEEN = LIANG + 20;  // 740
+static_assert(UNSEEN == OBS_UNSEEN, "observation.hpp's OBS_UNSEEN");
 constexpr int TO_ACT = UNSEEN + 20;
 static_assert(TO_ACT + 3 == OBS_SIZE, "observation layout");
 constexpr int OWN_WANG = OBS_SIZE;  // v2 only

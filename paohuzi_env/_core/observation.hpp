@@ -12,6 +12,7 @@ namespace phz {
 
 constexpr int OBS_SIZE = 763;     // observation.OBS_SIZE (v1)
 constexpr int OBS_SIZE_V2 = 771;  // observation.OBS_SIZE_V2 (with 王)
+constexpr int OBS_UNSEEN = 740;  // observation.UNSEEN: the unseen copies of each kind, / 4
 constexpr int STATE_EXTRA_SIZE = 160;     // state.STATE_EXTRA_SIZE
 constexpr int STATE_EXTRA_SIZE_V2 = 166;  // state._STATE_EXTRA_SIZE_V2
 
