@@ -4,6 +4,7 @@ the compiled core against the readable reference on every preset, and bad input.
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
 import pytest
@@ -15,6 +16,8 @@ from paohuzi_env.features import LIVE_AFTER, POINTS_AFTER, READY_AFTER, WAIT_FEA
 from paohuzi_env.rules import get_rules, preset_names
 
 needs_core = pytest.mark.skipif(not fast.available(), reason="needs the compiled core")
+HANDS = max(2, round(6 * float(os.environ.get("PAOHUZI_FAST_HANDS", "1"))))
+"""Seeded hands per preset in the differential test (``.ci/sanitize`` scales it by 0.4)."""
 
 
 def _counts(cards: str) -> tuple[int, ...]:
@@ -114,7 +117,7 @@ def test_core_equals_the_reference(preset):
 
     rules = get_rules(preset)
     views = ready = 0
-    for seed in range(6):
+    for seed in range(HANDS):
         game = fast.Game(rules, seed=seed)
         rng = np.random.default_rng(seed)
         while not game.done:
@@ -129,7 +132,7 @@ def test_core_equals_the_reference(preset):
             game.step(game.expert_action() if rng.random() < 0.8
                       else legal[int(rng.integers(len(legal)))])
         assert np.array_equal(wait_features(game.view(0), rules), game.wait_features(0))
-    assert views > 300 and ready > 0
+    assert views > 50 * HANDS and ready > 0
 
 
 @needs_core
