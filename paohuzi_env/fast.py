@@ -580,6 +580,14 @@ class VectorGame:
         self._v.state(out)
         return out
 
+    def wait_features(self, out: np.ndarray | None = None) -> np.ndarray:
+        """:func:`paohuzi_env.features.wait_features` of each hand's acting seat, (n, 80)
+        float32 (``paohuzi-waits-v1``), next to :meth:`observe`'s observations."""
+        if out is None:
+            out = np.empty((self.num_hands, _require().WAIT_FEATURES), np.float32)
+        self._v.wait_features(out)
+        return out
+
     def playout(self, policy: str = "random", seed: int = 0,
                 out: np.ndarray | None = None) -> np.ndarray:
         """Rewards (n, 3) of a copy of every hand played to its end with ``policy``; the hands

@@ -150,3 +150,26 @@ def test_bad_input():
         _fast.wait_features(dataclasses.replace(game.view(0), hand=(5,) + (0,) * 19), "huaihua")
     with pytest.raises(ValueError, match="out must be float32"):
         wait_features(game.view(0), "huaihua", np.zeros(80, np.float64))
+
+
+@needs_core
+@pytest.mark.parametrize("preset", ["huaihua", "yongzhou"])
+def test_vector_game_batches_the_acting_seats(preset):
+    """VectorGame.wait_features: row i is hand i's acting seat's features, as
+    fast.Game.wait_features gives them, through steps with hands ending and dealt again."""
+    from paohuzi_env import _fast
+
+    assert _fast.WAIT_FEATURES == WAIT_FEATURES
+    vg = fast.VectorGame(4, preset, seed=3)
+    out = np.full((4, WAIT_FEATURES), 9.0, np.float32)
+    for _ in range(40):
+        got = vg.wait_features(out)
+        assert got is out
+        for i in range(4):
+            hand = vg.hand(i)
+            assert np.array_equal(out[i], hand.wait_features(hand.current_player)), (i, preset)
+        vg.step(vg.policy_actions("expert"))
+    with pytest.raises(ValueError):
+        vg.wait_features(np.zeros((4, 79), np.float32))
+    with pytest.raises(ValueError):
+        vg.wait_features(np.zeros((4, WAIT_FEATURES), np.float64))

@@ -209,6 +209,7 @@ void bind_bots(py::module_& m) {
     m.def("expert_action", &call<expert_action>, py::arg("view"), py::arg("rules"),
           "ExpertAgent(rules=rules).act(view) of paohuzi_env.agents.heuristic, compiled: the "
           "action id the expert bot chooses on a PlayerView.");
+    m.attr("WAIT_FEATURES") = WAIT_FEATURES;
     m.def(
         "wait_features",
         [](py::handle view, py::handle rules) {

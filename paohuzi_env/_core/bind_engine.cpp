@@ -719,6 +719,21 @@ void bind_engine(py::module_& m) {
             },
             py::arg("out"))
         .def(
+            "wait_features",
+            [](VectorGame& vg, py::handle out) {
+                float* o = checked<float>(out, "out", 'f', {vg.size(), WAIT_FEATURES}, true,
+                                          "float32");
+                py::gil_scoped_release nogil;
+                std::lock_guard<std::mutex> lock(vg.mutex());
+                View view;
+                for (int i = 0; i < vg.size(); ++i) {
+                    const Game& g = vg.hand(i);
+                    g.fill_view(g.current_player(), view);
+                    wait_features(view, g.rules(), o + size_t(i) * WAIT_FEATURES);
+                }
+            },
+            py::arg("out"))
+        .def(
             "playout",
             [](const VectorGame& vg, const std::string& policy, uint64_t seed, py::handle out) {
                 const Policy p = policy_from(policy);
