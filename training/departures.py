@@ -45,20 +45,10 @@ class _ValuedExpert(ExpertAgent):
 
     values: dict[int, float]
 
-    def _best_discard(self, view, hand, live, w, legal, melds=None):
-        out = super()._best_discard(view, hand, live, w, legal, melds)
-        if melds is None:
-            melds = self._melds(view)
-        # the same arithmetic as ExpertAgent._best_discard: value - cost, waits for the best three
-        scored = []
-        for a in legal:
-            h = list(hand)
-            h[a] -= 1
-            scored.append((self._value(h, live, w) - self._discard_cost(view, a, live), a, h))
-        scored.sort(key=lambda x: -x[0])
-        self.values = {a: (v + self._waits(view, h, melds, live) if i < 3 else v)
-                       for i, (v, a, h) in enumerate(scored)}
-        return out
+    def _scored_discards(self, view, hand, live, w, legal, melds=None):
+        scored = super()._scored_discards(view, hand, live, w, legal, melds)
+        self.values = {a: v for v, a, _ in scored}
+        return scored
 
 
 def analyse(labels: str | Path, network: str | Path | None = None, shards: int | None = None

@@ -220,7 +220,9 @@ class _HeuristicAgent(Agent):
             cost += 0.5 * self.safety  # a 生张 may feed the next player's 吃
         return cost
 
-    def _best_discard(self, view: PlayerView, hand, live, w, legal, melds=None) -> tuple[int, float]:
+    def _scored_discards(self, view: PlayerView, hand, live, w, legal, melds=None) -> list:
+        """``(value, action, hand after it)`` for each discard option, as :meth:`_best_discard`
+        weighs them."""
         if melds is None:
             melds = self._melds(view)
         scored = []
@@ -234,6 +236,10 @@ class _HeuristicAgent(Agent):
             scored.sort(key=lambda x: -x[0])
             scored = [(v + self._waits(view, h, melds, live), a, h) if i < 3 else (v, a, h)
                       for i, (v, a, h) in enumerate(scored)]
+        return scored
+
+    def _best_discard(self, view: PlayerView, hand, live, w, legal, melds=None) -> tuple[int, float]:
+        scored = self._scored_discards(view, hand, live, w, legal, melds)
         best_a, best_v = legal[0], float("-inf")
         for v, a, _ in sorted(scored, key=lambda x: x[1]):
             if v > best_v + 1e-9:
