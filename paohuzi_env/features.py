@@ -51,6 +51,15 @@ LIVE_SCALE = 8
 POINTS_SCALE = 200
 
 
+def wait_rows(obs_size: int) -> list[list[int]]:
+    """The four blocks of :func:`wait_features` as rows of 20 kind indices into a network's input
+    where they follow an observation of ``obs_size`` floats: the rows the ``conv`` actor adds to
+    :data:`paohuzi_env.observation.KIND_ROWS` for a network that reads them (training's
+    ``wait_features``)."""
+    return [[obs_size + off + k for k in range(NUM_KINDS)]
+            for off in (WIN_NOW, READY_AFTER, LIVE_AFTER, POINTS_AFTER)]
+
+
 def _melds(view: PlayerView) -> tuple:
     return tuple(sorted(view.table[view.seat]))
 

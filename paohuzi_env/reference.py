@@ -168,6 +168,18 @@ class ReferenceVectorGame:
             decision[i] = _DECISIONS.index(view.decision)
         return obs, mask, seat, decision
 
+    def wait_features(self, out: np.ndarray | None = None) -> np.ndarray:
+        """:func:`paohuzi_env.features.wait_features` of each hand's acting seat, (n, 80) float32,
+        as the compiled ``VectorGame.wait_features``."""
+        from .features import WAIT_FEATURES, wait_features
+
+        out = np.empty((self.num_hands, WAIT_FEATURES), np.float32) if out is None else out
+        for i, g in enumerate(self._games):
+            s = g.current_player
+            assert s is not None
+            wait_features(g.view(s), self.rules, out[i])
+        return out
+
     def step(self, actions: Any, rewards: np.ndarray | None = None,
              done: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Apply one action per hand (all checked first); rewards of finished hands, which are

@@ -45,7 +45,7 @@ def _safetensors_bytes(tensors: dict[str, np.ndarray]) -> bytes:
 def write_policy(path: Path, rules: str = "huaihua", hidden: int = 12, prior: str = "none",
                  prior_weight: float = 0.0, seed: int = 0, scale: float = 0.5,
                  tensors: dict[str, np.ndarray] | None = None, actor: str = "mlp",
-                 conv_channels: int | None = None) -> Path:
+                 conv_channels: int | None = None, waits: bool = False) -> Path:
     """A random network as a play-only ``.safetensors`` policy and its sidecar."""
     r = get_rules(rules)
     ain = obs_size(r) + (NUM_ACTIONS if prior != "none" else 0)
@@ -61,7 +61,9 @@ def write_policy(path: Path, rules: str = "huaihua", hidden: int = 12, prior: st
     meta = {"format": "paohuzi-policy-safetensors-v1", "obs_version": obs_version(r),
             "config": {"hidden": hidden, "prior": prior, "prior_weight": prior_weight,
                        "rules": rules, "rules_overrides": {}, "actor": actor,
-                       **({} if conv_channels is None else {"conv_channels": conv_channels})},
+                       **({} if conv_channels is None else {"conv_channels": conv_channels}),
+                       **({"wait_features": True} if waits else {})},
+            **({"waits_version": "paohuzi-waits-v1"} if waits else {}),
             "rules": {"name": rules, "overrides": {}}, "policy_only": True,
             "weights_sha256": hashlib.sha256(blob).hexdigest()}
     path.with_suffix(".json").write_text(json.dumps(meta))
@@ -196,41 +198,51 @@ def test_conv_actor_in_the_core_is_the_numpy_reference(tmp_path, rules, prior, c
 
 
 def write_conv_policy(path: Path, rules: str, hidden: int, channels: int, prior: str,
-                      prior_weight: float, seed: int):
+                      prior_weight: float, seed: int, waits: bool = False):
     """A random conv actor (training/model.py KindConvActor) as a play-only policy, and the torch
-    module holding the same weights."""
+    module holding the same weights (``waits``: one that reads the wait features too)."""
     torch = pytest.importorskip("torch")
-    from training.model import KindConvActor
+    from paohuzi_env.features import WAIT_FEATURES, wait_rows
+    from training.model import KIND_ROWS, KindConvActor
 
     torch.manual_seed(seed)
-    ain = obs_size(get_rules(rules)) + (NUM_ACTIONS if prior != "none" else 0)
-    actor = KindConvActor(ain, hidden, channels)
+    n_obs = obs_size(get_rules(rules))
+    ain = n_obs + (WAIT_FEATURES if waits else 0) + (NUM_ACTIONS if prior != "none" else 0)
+    actor = KindConvActor(ain, hidden, channels, KIND_ROWS + (wait_rows(n_obs) if waits else []))
     with torch.no_grad():
         for p in actor.parameters():  # biases too, and logits of a useful spread
             p.normal_(0.0, 0.3)
     tensors = {f"actor.{k}": v.detach().numpy().copy() for k, v in actor.state_dict().items()}
     write_policy(path, rules, hidden, prior, prior_weight, tensors=tensors, actor="conv",
-                 conv_channels=channels)
+                 conv_channels=channels, waits=waits)
     return actor
 
 
-@pytest.mark.parametrize("rules,prior,channels", [("huaihua", "none", 8), ("huaihua", "expert", 5),
-                                                  ("yongzhou", "greedy", 6)])
-def test_conv_actor_in_the_core_is_the_torch_actor(tmp_path, rules, prior, channels):
+@pytest.mark.parametrize("rules,prior,channels,waits", [
+    ("huaihua", "none", 8, False), ("huaihua", "expert", 5, False), ("yongzhou", "greedy", 6, False),
+    ("huaihua", "none", 7, True), ("yongzhou", "expert", 4, True)])
+def test_conv_actor_in_the_core_is_the_torch_actor(tmp_path, rules, prior, channels, waits):
     """The conv actor (three width-3 convolutions over the per-kind blocks, then the MLP head)
-    gives torch's logits in the core, and their masked argmax, on random-play positions."""
+    gives torch's logits in the core, and their masked argmax, on random-play positions; with
+    ``waits`` it reads the wait features after the observation (four more rows), which the core
+    computes itself and torch gets from the readable reference (paohuzi_env.features)."""
     torch = pytest.importorskip("torch")
     from paohuzi_env import _fast
+    from paohuzi_env.features import wait_features
 
     weight = 0.0 if prior == "none" else 1.5
     actor = write_conv_policy(tmp_path / "conv.safetensors", rules, 10, channels, prior, weight,
-                              seed=channels)
+                              seed=channels, waits=waits)
     net = load_network(tmp_path / "conv.safetensors", rules)
     assert (net.actor, net.conv_channels, net.core.conv_channels, net.hidden) == (
         "conv", channels, channels, 10)
+    assert net.waits is waits and net.core.waits is waits
     checked = 0
     for g in random_positions(rules, range(8), every=2):
-        obs = encode(g.view(g.current_player))
+        view = g.view(g.current_player)
+        obs = encode(view)
+        if waits:
+            obs = np.concatenate([obs, wait_features(view, rules)])
         onehot = np.zeros(NUM_ACTIONS, np.float32)
         if prior != "none":
             onehot[g.expert_action() if prior == "expert" else g.greedy_action()] = 1.0

@@ -243,10 +243,15 @@ def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], s
     for i in range(n):
         fill(i)
     obs, mask, seat, dec, actions, prior, rewards, done = tick_buffers(vg)
+    # the wait features, for networks that read them after the observation
+    waits = vg.wait_features() if any(net is not None and net.model.waits
+                                      for net in nets.values()) else None
     idx = np.arange(n)
     states = np.zeros((n, 6), np.uint64)
     while any(sg is not None for sg in slot_game):
         vg.observe(obs, mask, seat, dec)
+        if waits is not None:
+            vg.wait_features(waits)
         who = ctrl[idx, seat]
         vg.policy_actions("random", actions, who == 0)  # idle slots: any legal move
         for k, name in compiled.items():
@@ -262,7 +267,9 @@ def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], s
                 continue
             if net.prior is not None:
                 vg.policy_actions(net.prior, prior, which)
-            _net_actions(net, obs, mask, prior if net.prior is not None else None, actions, r)
+            x = np.concatenate([obs, waits], axis=1) if net.model.waits else obs
+            _net_actions(net, x, mask,
+                         prior if net.prior is not None else None, actions, r)
         for k, opts in searches.items():
             which = who == k
             hs = np.flatnonzero(which).tolist()

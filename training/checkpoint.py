@@ -272,6 +272,7 @@ def _network_shape(payload: dict[str, Any]) -> dict[str, Any]:
         "actor": cfg.get("actor", "mlp"), "conv_channels": cfg.get("conv_channels", 128),
         "central_critic": cfg.get("central_critic"), "prior": cfg.get("prior", "none"),
         "prior_weight": cfg.get("prior_weight", 0.0),
+        "wait_features": bool(cfg.get("wait_features", False)),
         "tensors": {k: list(v.shape) for k, v in payload["model"].items()},
     }
 
@@ -293,6 +294,10 @@ def save_safetensors(path: str | Path, payload: dict[str, Any]) -> Path:
     blob = st.save(tensors)
     meta: dict[str, Any] = {"format": SIDECAR_FORMAT,
                             "obs_version": obs_version(checkpoint_rules(payload))}
+    if (payload.get("config") or {}).get("wait_features"):
+        from paohuzi_env.features import WAITS_VERSION
+
+        meta["waits_version"] = WAITS_VERSION  # the wait features it reads after the observation
     meta.update({k: v for k, v in payload.items()
                  if k in POLICY_KEYS and k != "model"})
     meta.update(policy_only=True, network=_network_shape(payload),

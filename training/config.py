@@ -51,6 +51,14 @@ class PPOConfig:
     search's network rollout reads ``mlp`` actors only."""
     conv_channels: int = 128
     """Channels of the ``conv`` actor's three convolutions."""
+    wait_features: bool = False
+    """The networks also read the 80 wait features of the seat's holding
+    (:mod:`paohuzi_env.features`, ``paohuzi-waits-v1``: which cards win it, and per discard
+    whether the holding stays ready, its unseen winning cards and their points), after the
+    observation; the ``conv`` actor reads them as four more kind rows. Still a pure network: the
+    features are arithmetic on what the seat sees. Label runs need them stored (``python -m
+    training.label DIR --add-waits`` adds them to an older run). With ``init_from`` a network
+    without them, the weights on the new inputs start at zero (it plays exactly as before)."""
     central_critic: bool = False
     """The critic also sees ``env.state()``-style full information (the actor never does)."""
     learning_rate: float = 3e-4

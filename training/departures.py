@@ -35,7 +35,7 @@ import numpy as np
 from paohuzi_env.agents.heuristic import ExpertAgent
 from paohuzi_env.rules import get_rules
 
-from .label import COMPILED, DECISIONS, META, iter_shards
+from .label import COMPILED, DECISIONS, META, iter_shards, replay
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
@@ -76,51 +76,34 @@ def analyse(labels: str | Path, network: str | Path | None = None, shards: int |
     for k, (_, sh) in enumerate(iter_shards(labels)):
         if shards is not None and k >= shards:
             break
-        for h in np.unique(sh["hand"]):
-            rows = np.nonzero(sh["hand"] == h)[0]
-            rows = rows[np.argsort(sh["step"][rows], kind="stable")]
-            deal_ss = np.random.SeedSequence([cfg["seed"], int(h)]).spawn(4)[0]
-            game = fast.Game(rules, seed=deal_ss)
-            step = i = 0
-            while not game.done:
-                seat = game.current_player
-                assert seat is not None  # the hand is not over
-                legal = game.legal_actions()
-                if i < len(rows) and int(sh["step"][rows[i]]) == step:
-                    r = rows[i]
-                    i += 1
-                    a, e = int(sh["action"][r]), int(game.expert_action())
-                    key = (DECISIONS[int(sh["decision"][r])],
-                           "dealer" if seat == game.dealer else "other")
-                    count[key + ("decisions",)] += 1
-                    if a != e:
-                        count[key + ("departures",)] += 1
-                        m = sh["mean"][r]
-                        if np.isfinite(m[a]) and np.isfinite(m[e]):
-                            gains[key].append(float(m[a] - m[e]))
-                    if net is not None:
-                        logits = core.net_policy_logits(net.core, sh["obs"][r])
-                        ordered = sorted(legal)
-                        n = int(ordered[int(np.argmax(logits[ordered]))])
-                        count[key + ("net_expert",)] += n == e
-                        count[key + ("net_label",)] += n == a
-                        count[key + ("net_departures",)] += a != e and n == a
-                        if key[0] == "discard" and n != e:
-                            if expert.act(game.view(seat)) != e:
-                                raise AssertionError("the reference expert and the compiled one "
-                                                     f"differ at hand {h} step {step}")
-                            regrets.append(expert.values[e] - expert.values[n])
-                    game.step(a)
-                elif seat in cfg["seats"] or cfg["others"] not in COMPILED:
-                    if len(legal) != 1:
-                        raise ValueError(f"{labels}: hand {h} step {step} has a choice but no label "
-                                         "(an unfinished or edited shard?)")
-                    game.step(legal[0])
-                else:
-                    game.step(game.expert_action() if cfg["others"] == "expert"
-                              else game.greedy_action())
-                step += 1
-            hands += 1
+        hands += len(np.unique(sh["hand"]))
+        for r, game in replay(meta, sh):
+            seat = game.current_player
+            legal = game.legal_actions()
+            a, e = int(sh["action"][r]), int(game.expert_action())
+            key = (DECISIONS[int(sh["decision"][r])],
+                   "dealer" if seat == game.dealer else "other")
+            count[key + ("decisions",)] += 1
+            if a != e:
+                count[key + ("departures",)] += 1
+                m = sh["mean"][r]
+                if np.isfinite(m[a]) and np.isfinite(m[e]):
+                    gains[key].append(float(m[a] - m[e]))
+            if net is not None:
+                x = sh["obs"][r]
+                if net.waits:
+                    x = np.concatenate([x, game.wait_features(seat)])
+                logits = core.net_policy_logits(net.core, x)
+                ordered = sorted(legal)
+                n = int(ordered[int(np.argmax(logits[ordered]))])
+                count[key + ("net_expert",)] += n == e
+                count[key + ("net_label",)] += n == a
+                count[key + ("net_departures",)] += a != e and n == a
+                if key[0] == "discard" and n != e:
+                    if expert.act(game.view(seat)) != e:
+                        raise AssertionError("the reference expert and the compiled one "
+                                             f"differ at hand {sh['hand'][r]} step {sh['step'][r]}")
+                    regrets.append(expert.values[e] - expert.values[n])
     out_rows = []
     for kind in DECISIONS:
         for who in ("dealer", "other"):
@@ -138,14 +121,14 @@ def analyse(labels: str | Path, network: str | Path | None = None, shards: int |
             out_rows.append(row)
     res: dict[str, Any] = {"labels": str(labels), "hands": hands, "rows": out_rows}
     if net is not None:
-        r = np.asarray(regrets)
+        reg = np.asarray(regrets)
         res["discard_regret"] = {
-            "disagreements": int(r.size),
+            "disagreements": int(reg.size),
             "quantiles": dict(zip(map(str, QUANTILES),
-                                  (np.quantile(r, QUANTILES).tolist() if r.size else []))),
-            "ties": float((r < 1e-6).mean()) if r.size else None,
-            "below_1": float((r < 1).mean()) if r.size else None,
-            "above_10": float((r > 10).mean()) if r.size else None,
+                                  (np.quantile(reg, QUANTILES).tolist() if reg.size else []))),
+            "ties": float((reg < 1e-6).mean()) if reg.size else None,
+            "below_1": float((reg < 1).mean()) if reg.size else None,
+            "above_10": float((reg > 10).mean()) if reg.size else None,
         }
     return res
 

@@ -52,6 +52,7 @@ STATE_NAME = "distill.pt"
 KEY_FIELDS = ("seed", "rules", "rules_overrides", "hidden", "reward", "vf_coef", "max_grad_norm",
               "minibatch_size", "distill_temperature", "distill_soft",
               "distill_learning_rate", "distill_holdout", "init_from", "actor", "conv_channels",
+              "wait_features",
               "bc_steps", "bc_epochs", "bc_learning_rate")
 """The config fields a saved distillation state must share to be continued (``distill_epochs``
 is not one: raising it continues a finished phase for more epochs)."""
@@ -94,11 +95,13 @@ def soft_targets(mean: np.ndarray, mask: np.ndarray, action: np.ndarray,
 
 
 def load_targets(dirs: Sequence[str], cfg: PPOConfig) -> dict[str, np.ndarray]:
-    """The label runs in ``dirs`` as training arrays: ``obs``, ``mask``, ``soft``, ``action``,
-    ``value`` and ``held`` (the held-out rows).
+    """The label runs in ``dirs`` as training arrays: ``obs`` (the network's input: with
+    ``wait_features`` the observation and then the stored wait features), ``mask``, ``soft``,
+    ``action``, ``value`` and ``held`` (the held-out rows).
 
     Raises:
-        ValueError: a directory with no labels, or labels of another observation (rules).
+        ValueError: a directory with no labels, labels of another observation (rules), or, with
+            ``wait_features``, labels without them.
     """
     import json
 
@@ -115,8 +118,10 @@ def load_targets(dirs: Sequence[str], cfg: PPOConfig) -> dict[str, np.ndarray]:
                 f"distill_labels: {d} holds {meta.get('obs_version')} observations of size "
                 f"{meta.get('obs_size')}; this config's rules {rules.name!r} need "
                 f"{obs_version(rules)} of size {obs_size(rules)}")
-        lab = load_labels(d)
+        lab = load_labels(d, waits=cfg.wait_features)
         lab["run"] = np.full(len(lab["action"]), k, np.int64)
+        if cfg.wait_features:
+            lab["obs"] = np.concatenate([lab["obs"], lab.pop("waits")], axis=1)
         parts.append(lab)
     if not parts:
         raise ValueError("distill_labels is empty: name at least one label directory")

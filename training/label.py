@@ -5,6 +5,9 @@ you choose (``--seats``; the others play ``--others``, the compiled ``expert`` b
 for every decision of a search seat with more than one legal action, writes
 
 * ``obs`` — the seat's observation (float32, ``obs_size(rules)``, the networks' input);
+* ``waits`` — the seat's wait features (float32, 80, :mod:`paohuzi_env.features`), the input of a
+  network trained with ``wait_features``; shards written before they were stored lack them, and
+  ``python -m training.label OUT --add-waits`` adds them by replaying the run's hands;
 * ``mask`` — the legal actions (bool, 61);
 * ``mean``, ``se`` — the search's mean outcome (the seat's points at the end of the hand) of each
   legal action over its sampled worlds and the standard error of that mean (float32, 61; NaN
@@ -52,6 +55,7 @@ import numpy as np
 
 from paohuzi_env.actions import NUM_ACTIONS
 from paohuzi_env.agents import decide, make_agent
+from paohuzi_env.features import WAIT_FEATURES
 from paohuzi_env.observation import obs_size, obs_version
 from paohuzi_env.rules import get_rules, preset_names
 
@@ -112,6 +116,7 @@ class LabelConfig:
 @dataclass
 class _Rows:
     obs: list[np.ndarray] = field(default_factory=list)
+    waits: list[np.ndarray] = field(default_factory=list)
     mask: list[np.ndarray] = field(default_factory=list)
     mean: list[np.ndarray] = field(default_factory=list)
     se: list[np.ndarray] = field(default_factory=list)
@@ -173,6 +178,7 @@ def play_hand(cfg: LabelConfig, h: int, rows: _Rows) -> None:
                 a = agent.act_game(game, s)
                 mean, se, worlds = _stats(getattr(agent, "last", {}), legal)
                 rows.obs.append(obs)
+                rows.waits.append(game.wait_features(s))
                 rows.mask.append(mask)
                 rows.mean.append(mean)
                 rows.se.append(se)
@@ -195,6 +201,22 @@ def play_hand(cfg: LabelConfig, h: int, rows: _Rows) -> None:
         rows.scores.append((int(r.scores[0]), int(r.scores[1]), int(r.scores[2])))
 
 
+def _lock(out: Path) -> Any:
+    """The run's exclusive lock (``OUT/.lock``), held until the returned file is closed.
+
+    Raises:
+        RuntimeError: when another run holds it."""
+    import fcntl
+
+    lock = open(out / ".lock", "a")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        raise RuntimeError(f"another labelling run is writing into {out}") from None
+    return lock
+
+
 def shard_path(out: Path, k: int) -> Path:
     return out / f"shard-{k:05d}.npz"
 
@@ -208,6 +230,7 @@ def _arrays(cfg: LabelConfig, rows: _Rows) -> dict[str, np.ndarray]:
 
     return {
         "obs": stack(rows.obs, (n_obs,), np.float32),
+        "waits": stack(rows.waits, (WAIT_FEATURES,), np.float32),
         "mask": stack(rows.mask, (NUM_ACTIONS,), np.bool_),
         "mean": stack(rows.mean, (NUM_ACTIONS,), np.float32),
         "se": stack(rows.se, (NUM_ACTIONS,), np.float32),
@@ -310,17 +333,11 @@ def label(cfg: LabelConfig, out: str | os.PathLike[str], *, workers: int | None 
         ValueError: for bad settings, or a directory that holds another run's labels.
         RuntimeError: when another run holds the directory's lock.
     """
-    import fcntl
-
     cfg.check()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    lock = open(out / ".lock", "a")
+    lock = _lock(out)
     try:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise RuntimeError(f"another labelling run is writing into {out}") from None
         _prepare(cfg, out)
         todo = [k for k in range(cfg.shards) if not shard_path(out, k).exists()]
         hands_todo = sum(min(cfg.hands, (k + 1) * cfg.shard_hands) - k * cfg.shard_hands
@@ -380,13 +397,95 @@ def iter_shards(out: str | os.PathLike[str]) -> Iterator[tuple[Path, dict[str, n
         yield p, d
 
 
-def load_labels(out: str | os.PathLike[str]) -> dict[str, np.ndarray]:
-    """Every finished shard of a run concatenated (``meta`` left out)."""
-    parts = [d for _, d in iter_shards(out)]
+def load_labels(out: str | os.PathLike[str], waits: bool = False) -> dict[str, np.ndarray]:
+    """Every finished shard of a run concatenated (``meta`` left out). With ``waits`` every shard
+    must hold the wait features (else a ``ValueError`` names the command that adds them);
+    without it they are left out, so that old and new shards concatenate."""
+    parts = [(p, d) for p, d in iter_shards(out)]
     if not parts:
         raise ValueError(f"no label shards in {out}")
-    keys = [k for k in parts[0] if k != "meta"]
-    return {k: np.concatenate([d[k] for d in parts]) for k in keys}
+    if waits:
+        lacking = [p.name for p, d in parts if "waits" not in d]
+        if lacking:
+            raise ValueError(f"{out}: {len(lacking)} shard(s) ({lacking[0]}, ...) hold no wait "
+                             f"features; add them with: python -m training.label {out} --add-waits")
+    keys = [k for k in parts[0][1] if k != "meta" and (waits or k != "waits")]
+    return {k: np.concatenate([d[k] for _, d in parts]) for k in keys}
+
+
+def replay(meta: dict[str, Any], shard: dict[str, np.ndarray]) -> Iterator[tuple[int, Any]]:
+    """The labelled positions of a shard, rebuilt: for each row ``r`` in hand and step order,
+    ``(r, game)`` with ``game`` (a :class:`paohuzi_env.fast.Game`) at that decision, before the
+    label's action; the caller must not step it. Hand ``h`` is dealt from ``SeedSequence([seed,
+    h])`` and the labels hold every choice of the search seats; the other seats' choices are
+    replayed, so only runs whose other seats play a compiled bot (or are all search seats)
+    can be.
+
+    Raises:
+        ValueError: a run whose other seats played a non-compiled agent, or a shard whose labels
+            do not fit the replay (a decision with a choice and no label).
+    """
+    from paohuzi_env import fast
+
+    cfg = meta["config"]
+    if sorted(cfg["seats"]) != [0, 1, 2] and cfg["others"] not in COMPILED:
+        raise ValueError(f"the other seats of this run played {cfg['others']!r}; only runs with "
+                         f"the search in every seat or compiled others ({', '.join(COMPILED)}) "
+                         "replay")
+    rules = get_rules(cfg["rules"])
+    for h in np.unique(shard["hand"]):
+        rows = np.nonzero(shard["hand"] == h)[0]
+        rows = rows[np.argsort(shard["step"][rows], kind="stable")]
+        deal_ss = np.random.SeedSequence([cfg["seed"], int(h)]).spawn(4)[0]
+        game = fast.Game(rules, seed=deal_ss)
+        step = i = 0
+        while not game.done:
+            seat = game.current_player
+            if i < len(rows) and int(shard["step"][rows[i]]) == step:
+                r = int(rows[i])
+                i += 1
+                yield r, game
+                a = int(shard["action"][r])
+            elif seat in cfg["seats"]:
+                legal = game.legal_actions()
+                if len(legal) != 1:
+                    raise ValueError(f"hand {h} step {step} has a choice but no label (an "
+                                     "unfinished or edited shard?)")
+                a = legal[0]
+            else:
+                a = game.expert_action() if cfg["others"] == "expert" else game.greedy_action()
+            game.step(a)
+            step += 1
+
+
+def add_waits(out: str | os.PathLike[str], progress: bool = True) -> int:
+    """Add the wait features to every finished shard of the run at ``out`` that lacks them,
+    computed at each labelled position rebuilt by :func:`replay`; each shard is rewritten
+    atomically (:func:`write_atomic`: a killed run leaves the old shard or the new one). Returns
+    the number of shards rewritten. Holds the run's lock: not while the run is labelling."""
+    from tqdm import tqdm
+
+    out = Path(out)
+    meta = json.loads((out / META).read_text(encoding="utf-8"))
+    lock = _lock(out)
+    try:
+        todo = [p for p, d in iter_shards(out) if "waits" not in d]
+        for p in tqdm(todo, desc="add waits", unit="shard", disable=not progress or None):
+            with np.load(p, allow_pickle=False) as z:
+                d: dict[str, Any] = {k: z[k] for k in z.files}
+            waits = np.zeros((len(d["action"]), WAIT_FEATURES), np.float32)
+            shard = {**d, "meta": json.loads(str(d["meta"]))}
+            for r, game in replay(meta, shard):
+                if not np.array_equal(game.observation(game.current_player), d["obs"][r]):
+                    raise ValueError(f"{p}: row {r}'s observation is not the replayed position's")
+                game.wait_features(game.current_player, waits[r])
+            d["waits"] = waits
+            buf = io.BytesIO()
+            np.savez_compressed(buf, **d)
+            write_atomic(p, buf.getvalue())
+        return len(todo)
+    finally:
+        lock.close()
 
 
 def check_labels(out: str | os.PathLike[str]) -> int:
@@ -416,6 +515,10 @@ def check_labels(out: str | os.PathLike[str]) -> int:
             "se": (n, NUM_ACTIONS), "scores": (n, 3)}
         for k in ("worlds", "seat", "decision", "hand", "step", "points"):
             shapes[k] = (n,)
+        if "waits" in d:  # absent from shards written before they were stored (--add-waits)
+            shapes["waits"] = (n, WAIT_FEATURES)
+            if d["waits"].dtype != np.float32 or not ((d["waits"] >= 0) & (d["waits"] <= 1)).all():
+                raise bad("waits must be float32 in [0, 1]")
         for k, shape in shapes.items():
             if d[k].shape != shape:
                 raise bad(f"{k} has shape {d[k].shape}, not {shape}")
@@ -460,7 +563,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--check", action="store_true",
                    help="after the run, read every shard back and check it (check_labels)")
+    p.add_argument("--add-waits", action="store_true",
+                   help="label nothing: add the wait features to the finished shards of the run "
+                        "in OUT that lack them (shards written before they were stored), by "
+                        "replaying its hands")
     a = p.parse_args(argv)
+    if a.add_waits:
+        if not (Path(a.out) / META).is_file():
+            print(f"paohuzi-label: error: {a.out} is not a label run (no {META})", file=sys.stderr)
+            return 2
+        try:
+            n = add_waits(a.out, progress=not a.no_progress)
+        except (ValueError, RuntimeError) as e:
+            print(f"paohuzi-label: error: {e}", file=sys.stderr)
+            return 2
+        print(f"added the wait features to {n} shard(s) of {a.out}", file=sys.stderr)
+        return 0
     cfg = LabelConfig(hands=a.hands, search=a.search, seats=tuple(a.seats), others=a.others,
                       rules=a.rules, seed=a.seed, shard_hands=a.shard_hands)
     try:

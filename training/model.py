@@ -9,6 +9,7 @@ import torch
 from torch import nn
 
 from paohuzi_env.actions import NUM_ACTIONS
+from paohuzi_env.features import WAIT_FEATURES, wait_rows
 from paohuzi_env.observation import KIND_ROWS as _OBS_KIND_ROWS
 from paohuzi_env.observation import OBS_SIZE, obs_size
 from paohuzi_env.rules import Rules, get_rules
@@ -40,11 +41,13 @@ class KindConvActor(nn.Module):
     ``expert`` reaches a markedly higher agreement with it than the plain MLP on the same
     decisions (docs/distill.md)."""
 
-    def __init__(self, ain: int, hidden: int, channels: int) -> None:
+    def __init__(self, ain: int, hidden: int, channels: int,
+                 rows: list[list[int]] | None = None) -> None:
         super().__init__()
+        rows = KIND_ROWS if rows is None else rows
         self.rows: torch.Tensor
-        self.register_buffer("rows", torch.tensor(KIND_ROWS, dtype=torch.long), persistent=False)
-        cin = 2 * len(KIND_ROWS)
+        self.register_buffer("rows", torch.tensor(rows, dtype=torch.long), persistent=False)
+        cin = 2 * len(rows)
         self.conv = nn.Sequential(
             nn.Conv1d(cin, channels, 3, padding=1), nn.ReLU(),
             nn.Conv1d(channels, channels, 3, padding=1), nn.ReLU(),
@@ -59,7 +62,7 @@ class KindConvActor(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         k = x[..., self.rows]                                # (..., rows, 20)
         lead = k.shape[:-2]
-        h = k.reshape(-1, len(KIND_ROWS) * 2, 10)            # kind = 10 * big + number
+        h = k.reshape(-1, self.rows.shape[0] * 2, 10)        # kind = 10 * big + number
         for layer in self.conv:
             h = _conv3(h, layer) if isinstance(layer, nn.Conv1d) else layer(h)
         return self.head(torch.cat([h.flatten(1).reshape(*lead, -1), x], dim=-1))
@@ -90,22 +93,31 @@ class ActorCritic(nn.Module):
 
     ``obs_size`` and ``extra_size`` are the lengths of the observation and of the critic's
     full-information features under the rules the network plays (:func:`model_for` takes
-    them from a config's rules); the defaults are the sizes without 王 (``paohuzi-obs-v1``)."""
+    them from a config's rules); the defaults are the sizes without 王 (``paohuzi-obs-v1``).
+
+    With ``waits`` (config ``wait_features``) the network's input is the observation followed by
+    the 80 wait features of :mod:`paohuzi_env.features` (``paohuzi-waits-v1``): ``in_size`` =
+    ``obs_size`` + 80 floats, which the caller appends (:func:`network_input`); the ``conv``
+    actor reads their four blocks as four more kind rows (:func:`paohuzi_env.features.wait_rows`)
+    and both heads read them flat."""
 
     def __init__(self, hidden: int = 256, central_critic: bool = False, prior: str = "none",
                  prior_weight: float = 0.0, obs_size: int = OBS_SIZE,
                  extra_size: int = STATE_EXTRA_SIZE, actor: str = "mlp",
-                 conv_channels: int = 128) -> None:
+                 conv_channels: int = 128, waits: bool = False) -> None:
         super().__init__()
         self.central_critic = central_critic
         self.prior = prior
         self.prior_weight = float(prior_weight)
         self.obs_size = int(obs_size)
+        self.waits = bool(waits)
+        self.in_size = self.obs_size + (WAIT_FEATURES if self.waits else 0)
         self.extra_size = int(extra_size)
-        ain = self.obs_size + (NUM_ACTIONS if prior != "none" else 0)
+        ain = self.in_size + (NUM_ACTIONS if prior != "none" else 0)
         self.actor: nn.Module
         if actor == "conv":
-            self.actor = KindConvActor(ain, hidden, conv_channels)
+            rows = KIND_ROWS + (wait_rows(self.obs_size) if self.waits else [])
+            self.actor = KindConvActor(ain, hidden, conv_channels, rows)
         elif actor == "mlp":
             self.actor = nn.Sequential(
                 layer_init(nn.Linear(ain, hidden)), nn.ReLU(),
@@ -114,7 +126,7 @@ class ActorCritic(nn.Module):
             )
         else:
             raise ValueError(f"unknown actor {actor!r}: mlp or conv")
-        cin = self.obs_size + (self.extra_size if central_critic else 0)
+        cin = self.in_size + (self.extra_size if central_critic else 0)
         self.critic = nn.Sequential(
             layer_init(nn.Linear(cin, hidden)), nn.ReLU(),
             layer_init(nn.Linear(hidden, hidden)), nn.ReLU(),
@@ -174,5 +186,61 @@ def model_for(cfg) -> ActorCritic:
                        str(_get(cfg, "prior", "none")), float(_get(cfg, "prior_weight", 0.0)),
                        obs_size=obs_size(rules), extra_size=state_extra_size(rules),
                        actor=str(_get(cfg, "actor", "mlp")),
-                       conv_channels=int(_get(cfg, "conv_channels", 128)))
+                       conv_channels=int(_get(cfg, "conv_channels", 128)),
+                       waits=bool(_get(cfg, "wait_features", False)))
+
+
+def network_input(model: ActorCritic, obs: np.ndarray, waits: np.ndarray | None) -> np.ndarray:
+    """What ``model`` reads for observations ``obs`` (one row or a batch): ``obs`` itself, or,
+    for a network with wait features, ``obs`` followed by ``waits`` (the rows' 80 features,
+    :func:`paohuzi_env.features.wait_features` / ``VectorGame.wait_features``).
+
+    Raises:
+        ValueError: a network with wait features and no ``waits``.
+    """
+    if not model.waits:
+        return obs
+    if waits is None:
+        raise ValueError("this network reads the wait features (paohuzi-waits-v1) after the "
+                         "observation; pass them")
+    return np.concatenate([obs, waits], axis=-1)
+
+
+def widen_for_waits(state: dict[str, torch.Tensor], model: ActorCritic) -> dict[str, torch.Tensor]:
+    """``state`` (the state dict of a network without wait features, the same config otherwise)
+    made to fit ``model``, which reads them: the weights that read the new inputs (the conv
+    actor's four more rows, the 80 flat inputs of the actor's and the critic's first layers) are
+    zero, so the widened network computes exactly what ``state``'s did, and training starts from
+    it. The prior's one-hot and the critic's full-information features keep their weights. A
+    tensor that does not fit once widened (a central critic's where ``model``'s critic is plain,
+    another width) is returned unchanged, for the caller's shape check."""
+    if not model.waits:
+        raise ValueError("widen_for_waits: the target network does not read wait features")
+    out = dict(state)
+    target = model.state_dict()
+    n, w = model.obs_size, WAIT_FEATURES
+
+    def insert_cols(t: torch.Tensor, at: int) -> torch.Tensor:
+        z = torch.zeros(*t.shape[:-1], w, dtype=t.dtype)
+        return torch.cat([t[..., :at], z, t[..., at:]], dim=-1)
+
+    for k, t in state.items():
+        want = target.get(k)
+        if want is None or want.shape == t.shape:
+            continue
+        if k == "actor.conv.0.weight":   # (channels, 2 x rows, 3): the new rows' channels last
+            z = torch.zeros(t.shape[0], max(0, want.shape[1] - t.shape[1]), t.shape[2],
+                            dtype=t.dtype)
+            wide = torch.cat([t, z], dim=1)
+        elif k == "actor.head.0.weight":  # (hidden, 10 x channels + input): after the obs
+            wide = insert_cols(t, 10 * int(target["actor.conv.0.bias"].shape[0]) + n)
+        elif k in ("actor.0.weight", "critic.0.weight"):
+            wide = insert_cols(t, n)
+        else:
+            continue
+        # a tensor that still does not fit (another width, or a central critic where the
+        # target's is plain) is left as it was, for the caller's shape check
+        if wide.shape == want.shape:
+            out[k] = wide
+    return out
 

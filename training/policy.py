@@ -14,6 +14,7 @@ from paohuzi_env.actions import NUM_ACTIONS
 from paohuzi_env.agents import make_agent
 from paohuzi_env.agents.base import Agent
 from paohuzi_env.engine import PlayerView
+from paohuzi_env.features import wait_features
 from paohuzi_env.observation import encode, obs_size, obs_version
 from paohuzi_env.reference import legal_mask
 from paohuzi_env.rules import as_rules
@@ -55,6 +56,7 @@ class PolicyAgent(Agent):
                 f"{rules.name!r} produce {obs_size(rules)} ({obs_version(rules)})"
             )
         self.model = model
+        self.rules = rules
         self.sample = sample
         self.prior = None if model.prior == "none" else make_agent(
             model.prior, seed=int(self.rng.integers(2**63)), rules=rules)
@@ -63,7 +65,10 @@ class PolicyAgent(Agent):
     def logits(self, view: PlayerView) -> torch.Tensor:
         """The network's masked logits (61) at ``view``: the one play-time forward pass (the
         prior bot asked first when the network was trained on one)."""
-        obs = torch.from_numpy(encode(view)).unsqueeze(0)
+        x = encode(view)
+        if self.model.waits:
+            x = np.concatenate([x, wait_features(view, self.rules)])
+        obs = torch.from_numpy(x).unsqueeze(0)
         mask = torch.from_numpy(legal_mask(view.legal, dtype=np.bool_)).unsqueeze(0)
         prior = None if self.prior is None else torch.tensor([self.prior(view)])
         return self.model.masked_logits(obs, mask, prior)[0]

@@ -38,7 +38,7 @@ from .bc import behaviour_clone
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import PPOConfig, load_config, to_dict
 from .league import League, frozen_state
-from .model import model_for
+from .model import model_for, widen_for_waits
 from .workers import make_workers
 
 # ---------------------------------------------------------------------- config
@@ -290,6 +290,14 @@ def _init_from(model, cfg: PPOConfig, log, trust: bool | None) -> None:
     data = load_checkpoint(cfg.init_from, rules=cfg.resolved_rules, trust=trust)
     src = data["model"]
     own = model.state_dict()
+    src_waits = bool((data.get("config") or {}).get("wait_features", False))
+    if model.waits and not src_waits:
+        src = widen_for_waits(src, model)
+        log(f"init_from {cfg.init_from}: a network without wait features; their weights start "
+            "at zero")
+    elif src_waits and not model.waits:
+        raise ValueError(f"init_from {cfg.init_from}: that network reads the wait features; "
+                         "set wait_features: true")
     actor = {k: v for k, v in src.items() if k.startswith("actor.")}
     bad = [k for k, v in actor.items() if k not in own or own[k].shape != v.shape]
     if bad or len(actor) != sum(k.startswith("actor.") for k in own):

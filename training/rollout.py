@@ -35,7 +35,7 @@ from paohuzi_env.rewards import reward_from_scores
 
 from .batch import finish_batch, new_batch, take_carry, tick_buffers, trajectory_gae
 from .config import PPOConfig
-from .model import ActorCritic, model_for
+from .model import ActorCritic, model_for, network_input
 
 hand_reward = reward_from_scores
 """The reward of one seat for a finished hand: the env's, :func:`paohuzi_env.rewards.reward_from_scores`."""
@@ -142,6 +142,7 @@ class Rollout:
         n = vg.num_hands
         obs, mask8, seat, decision, actions, prior, rewards, done = tick_buffers(vg)
         state = np.empty((n, vg.state_size), np.float32) if cfg.central_critic else None
+        waits = vg.wait_features() if self.model.waits else None  # the buffer, filled per tick
         r_act = np.zeros((n, 3), np.float32)
         r_pri = np.zeros((n, 3), np.float32)
         out = new_batch()
@@ -151,6 +152,9 @@ class Rollout:
         ready = take_carry(self, out)
         while ready < n_steps:
             vg.observe(obs, mask8, seat, decision)
+            if waits is not None:
+                vg.wait_features(waits)
+            x = network_input(self.model, obs, waits)  # what the networks read
             mask = mask8.astype(bool)
             learner = (self.kind == SELF) | (seat == self.learner_seat)
             for b, name in enumerate(self.bots):
@@ -165,7 +169,7 @@ class Rollout:
             for k in np.unique(self.snap[snap_turn]):
                 idx = np.flatnonzero(snap_turn & (self.snap == k))
                 pt = None if cfg.prior == "none" else torch.from_numpy(prior[idx])
-                actions[idx] = self._sample(self.snapshots[int(k)], obs[idx], mask[idx], pt)[0]
+                actions[idx] = self._sample(self.snapshots[int(k)], x[idx], mask[idx], pt)[0]
             t_net += time.perf_counter() - t0
             idx = np.flatnonzero(learner)
             if len(idx):
@@ -174,9 +178,9 @@ class Rollout:
                     vg.policy_actions(cfg.prior, prior, learner)
                     pt = torch.from_numpy(prior[idx])
                 t0 = time.perf_counter()
-                a, logp, logits_ok = self._sample(self.model, obs[idx], mask[idx], pt)
+                a, logp, logits_ok = self._sample(self.model, x[idx], mask[idx], pt)
                 actions[idx] = a
-                ot = torch.from_numpy(obs[idx])
+                ot = torch.from_numpy(x[idx])
                 extra = None
                 if state is not None:
                     vg.state(state)
@@ -199,7 +203,7 @@ class Rollout:
                 stats["invalid_actions"] += int((~logits_ok).sum())
                 for j, i in enumerate(idx):
                     self.traj[i][int(seat[i])].append((
-                        obs[i].copy(), mask[i].copy(), int(a[j]), float(logp[j]),
+                        x[i].copy(), mask[i].copy(), int(a[j]), float(logp[j]),
                         float(values[j]), None if extra is None else extra[j].copy(),
                         int(prior[i]), float(dev[j]),
                     ))

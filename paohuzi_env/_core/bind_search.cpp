@@ -148,7 +148,7 @@ void bind_search(py::module_& m) {
         .def(py::init([](int obs_size, int hidden, const std::string& prior, double prior_weight,
                          const F32& w0, const F32& b0, const F32& w1, const F32& b1,
                          const F32& w2, const F32& b2, int conv_channels, py::object rows,
-                         py::object conv) {
+                         py::object conv, bool waits) {
                  Policy p;
                  if (prior == "none") p = P_RANDOM;
                  else if (prior == "greedy") p = P_GREEDY;
@@ -165,7 +165,8 @@ void bind_search(py::module_& m) {
                  if (conv_channels < 0 || conv_channels > 4096)
                      throw py::value_error("conv_channels must be 0 (the mlp actor) or 1..4096, got " +
                                            std::to_string(conv_channels));
-                 const py::ssize_t in = obs_size + (p == P_RANDOM ? 0 : NUM_ACTIONS);
+                 const int n_rows = obs_size + (waits ? WAIT_FEATURES : 0);  // what rows may index
+                 const py::ssize_t in = n_rows + (p == P_RANDOM ? 0 : NUM_ACTIONS);
                  ConvStem stem;
                  const bool c = conv_channels > 0;
                  if (c != !rows.is_none() || c != !conv.is_none())
@@ -184,10 +185,11 @@ void bind_search(py::module_& m) {
                                                "1 to 64 rows");
                      for (py::ssize_t i = 0; i < r.size(); ++i) {
                          const int64_t v = r.data()[i];
-                         if (v < 0 || v >= obs_size)
+                         if (v < 0 || v >= n_rows)
                              throw py::value_error("rows holds " + std::to_string(v) +
-                                                   ", outside the observation (0.." +
-                                                   std::to_string(obs_size - 1) + ")");
+                                                   ", outside the observation" +
+                                                   (waits ? " and its wait features" : "") +
+                                                   " (0.." + std::to_string(n_rows - 1) + ")");
                          stem.rows.push_back(int(v));
                      }
                      std::vector<F32> parts;
@@ -232,13 +234,14 @@ void bind_search(py::module_& m) {
                      tensor(w1, (n2 + ".weight").c_str(), hidden, hidden),
                      tensor(b1, (n2 + ".bias").c_str(), hidden),
                      tensor(w2, (n4 + ".weight").c_str(), NUM_ACTIONS, hidden),
-                     tensor(b2, (n4 + ".bias").c_str(), NUM_ACTIONS), stem);
+                     tensor(b2, (n4 + ".bias").c_str(), NUM_ACTIONS), stem, waits);
              }),
              py::arg("obs_size"), py::arg("hidden"), py::arg("prior"), py::arg("prior_weight"),
              py::arg("w0"), py::arg("b0"), py::arg("w1"), py::arg("b1"), py::arg("w2"),
              py::arg("b2"), py::arg("conv_channels") = 0, py::arg("rows") = py::none(),
-             py::arg("conv") = py::none())
+             py::arg("conv") = py::none(), py::arg("waits") = false)
         .def_property_readonly("obs_size", &NetPolicy::obs_size)
+        .def_property_readonly("waits", &NetPolicy::waits)
         .def_property_readonly("in_size", &NetPolicy::in_size)
         .def_property_readonly("hidden", &NetPolicy::hidden)
         .def_property_readonly("conv_channels", &NetPolicy::conv_channels)
@@ -270,6 +273,7 @@ void bind_search(py::module_& m) {
             if (x.ndim() != 1 || x.shape(0) != net.in_size())
                 throw py::value_error("the network reads " + std::to_string(net.in_size()) +
                                       " floats (the observation" +
+                                      (net.waits() ? ", then its wait features" : "") +
                                       (net.prior() != P_RANDOM ? ", then the prior's one-hot" : "") +
                                       "), got an array of shape (" +
                                       (x.ndim() == 1 ? std::to_string(x.shape(0)) : "...") + ")");
@@ -288,7 +292,8 @@ void bind_search(py::module_& m) {
         },
         py::arg("net"), py::arg("x"),
         "The network's 61 logits (unmasked, without the prior's bonus) for its input `x`: the "
-        "observation (then the prior's one-hot for a network with a prior).");
+        "observation (then its 80 wait features for a network that reads them, then the prior's "
+        "one-hot for a network with a prior).");
 
     m.def(
         "search_action",

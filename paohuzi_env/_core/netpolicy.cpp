@@ -65,8 +65,8 @@ NetPolicy::NetPolicy(int obs_size, int hidden, Policy prior, float prior_weight,
                      const std::vector<float>& w0, std::vector<float> b0,
                      const std::vector<float>& w1, std::vector<float> b1,
                      const std::vector<float>& w2, std::vector<float> b2,
-                     const ConvStem& stem)
-    : obs_(obs_size), hidden_(hidden), prior_(prior), prior_weight_(prior_weight) {
+                     const ConvStem& stem, bool waits)
+    : obs_(obs_size), waits_(waits ? WAIT_FEATURES : 0), hidden_(hidden), prior_(prior), prior_weight_(prior_weight) {
     if (obs_size != OBS_SIZE && obs_size != OBS_SIZE_V2)
         throw std::invalid_argument("a network reads " + std::to_string(OBS_SIZE) + " or " +
                                     std::to_string(OBS_SIZE_V2) + " observation floats, not " +
@@ -75,7 +75,7 @@ NetPolicy::NetPolicy(int obs_size, int hidden, Policy prior, float prior_weight,
         throw std::invalid_argument("hidden must be 1..65536, got " + std::to_string(hidden));
     if (prior != P_RANDOM && prior != P_GREEDY && prior != P_EXPERT)
         throw std::invalid_argument("a network's prior is none, greedy or expert");
-    in_ = obs_ + (prior_ == P_RANDOM ? 0 : NUM_ACTIONS);
+    in_ = obs_ + waits_ + (prior_ == P_RANDOM ? 0 : NUM_ACTIONS);
     const size_t h = size_t(hidden);
     const bool conv = stem.channels > 0;
     const char* n0w = conv ? "actor.head.0.weight" : "actor.0.weight";
@@ -96,9 +96,11 @@ NetPolicy::NetPolicy(int obs_size, int hidden, Policy prior, float prior_weight,
             throw std::invalid_argument("the conv stem's rows must be whole rows of " +
                                         std::to_string(NUM_KINDS) + " indices");
         for (int i : stem.rows)
-            if (i < 0 || i >= obs_)
-                throw std::invalid_argument("a conv stem row index is outside the observation (0.." +
-                                            std::to_string(obs_ - 1) + "): " + std::to_string(i));
+            if (i < 0 || i >= obs_ + waits_)
+                throw std::invalid_argument(
+                    std::string("a conv stem row index is outside the observation") +
+                    (waits_ ? " and its wait features" : "") + " (0.." +
+                    std::to_string(obs_ + waits_ - 1) + "): " + std::to_string(i));
         channels_ = stem.channels;
         cin_ = int(stem.rows.size() / NUM_KINDS) * 2;
         cstride_ = padded(channels_);
@@ -148,6 +150,10 @@ int NetPolicy::action(const Game& g, NetScratch* s, float* logits) const {
     g.fill_view(g.current_player(), s->view);
     s->x.assign(size_t(in_), 0.0f);
     encode(s->view, s->x.data());
+    if ((waits_ || prior_ != P_RANDOM) && !bots_linked())
+        throw std::logic_error("the compiled bots (wait_features, greedy_action, expert_action) "
+                               "are not built");
+    if (waits_) wait_features(s->view, g.rules(), s->x.data() + obs_);
     int pa = -1;  // the prior bot's choice
     if (prior_ != P_RANDOM) {
         if (!bots_linked())
@@ -155,7 +161,7 @@ int NetPolicy::action(const Game& g, NetScratch* s, float* logits) const {
         pa = prior_ == P_GREEDY ? greedy_action(s->view, g.rules())
                                 : expert_action(s->view, g.rules());
         if (!g.is_legal(pa)) throw std::logic_error("a bot chose an illegal action");
-        s->x[size_t(obs_ + pa)] = 1.0f;
+        s->x[size_t(obs_ + waits_ + pa)] = 1.0f;
     }
     forward(s);
     if (pa >= 0) s->logits[size_t(pa)] += prior_weight_;

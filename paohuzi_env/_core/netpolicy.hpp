@@ -10,7 +10,10 @@
 // with ReLU; the MLP then reads the flattened conv output (channel-major, as torch's flatten)
 // followed by its usual input. A network trained with a prior bot (residual policy learning, `prior` greedy
 // or expert) also reads the one-hot (61) of that bot's choice after the observation, and the
-// choice gets `prior_weight` added to its logit. The action is the masked argmax: the legal
+// choice gets `prior_weight` added to its logit. A network trained with the wait features
+// (`waits`, training's `wait_features: true`) reads the 80 floats of bots.hpp's wait_features
+// (paohuzi-waits-v1) right after the observation, before the prior's one-hot; its conv rows may
+// index them. The action is the masked argmax: the legal
 // action with the largest logit, ties to the lowest action id; an illegal action is never chosen.
 //
 // The weights are float32, read-only once built: one NetPolicy serves any number of threads, each
@@ -52,10 +55,11 @@ public:
               const std::vector<float>& w0, std::vector<float> b0,
               const std::vector<float>& w1, std::vector<float> b1,
               const std::vector<float>& w2, std::vector<float> b2,
-              const ConvStem& stem = ConvStem());
+              const ConvStem& stem = ConvStem(), bool waits = false);
 
     int obs_size() const { return obs_; }
     int in_size() const { return in_; }
+    bool waits() const { return waits_ > 0; }
     int hidden() const { return hidden_; }
     Policy prior() const { return prior_; }
     int conv_channels() const { return channels_; }
@@ -67,12 +71,13 @@ public:
     int action(const Game& g, NetScratch* s, float* logits = nullptr) const;
 
     // The 61 logits (unmasked, without the prior's bonus) of the network's input in s->x
-    // (in_size() floats: the observation, then the prior's one-hot for a network with a prior),
+    // (in_size() floats: the observation, the wait features for a network that reads them, then
+    // the prior's one-hot for a network with a prior),
     // into s->logits.
     void forward(NetScratch* s) const;
 
 private:
-    int obs_, in_, hidden_;
+    int obs_, waits_, in_, hidden_;
     Policy prior_;
     float prior_weight_;
     // The conv stem: rows_, the in channels, the padded channel stride; per layer the

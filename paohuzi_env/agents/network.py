@@ -35,6 +35,7 @@ import numpy as np
 
 from ..actions import NUM_ACTIONS
 from ..engine import PlayerView
+from ..features import WAIT_FEATURES, WAITS_VERSION, wait_features, wait_rows
 from ..observation import KIND_ROWS, encode, obs_size, obs_version
 from ..rules import Rules, as_rules, get_rules
 from .base import Agent
@@ -127,6 +128,8 @@ class Network:
         core: the compiled network (``paohuzi_env._fast.NetPolicy``) the search plays out with.
         actor: ``mlp`` or ``conv``.
         conv_channels: the conv actor's channels (0 for the mlp actor).
+        waits: it also reads the 80 wait features (:mod:`paohuzi_env.features`) after the
+            observation (training's ``wait_features``).
     """
 
     path: Path
@@ -139,6 +142,7 @@ class Network:
     core: Any
     actor: str = "mlp"
     conv_channels: int = 0
+    waits: bool = False
 
     def check_rules(self, rules: str | Rules) -> None:
         """Refuse to play under ``rules`` a network trained for another preset or observation.
@@ -256,8 +260,16 @@ def _load(path: Path) -> Network:
     hidden = b0.shape[0] if b0.ndim == 1 else -1
     if config.get("hidden") not in (None, hidden):
         raise ValueError(f"{side} says hidden {config.get('hidden')}, the tensors have {hidden}")
+    waits = config.get("wait_features", False)
+    if not isinstance(waits, bool):
+        raise ValueError(f"{side}: wait_features must be true or false, got {waits!r}")
+    if waits and meta.get("waits_version") != WAITS_VERSION:
+        raise ValueError(f"{side}: a network with wait features must name them as waits_version "
+                         f"{WAITS_VERSION!r}, got {meta.get('waits_version')!r}")
     n_obs = obs_size(rules)
-    ain = n_obs + (NUM_ACTIONS if prior != "none" else 0)
+    n_in = n_obs + (WAIT_FEATURES if waits else 0)
+    rows = [list(r) for r in KIND_ROWS] + (wait_rows(n_obs) if waits else [])
+    ain = n_in + (NUM_ACTIONS if prior != "none" else 0)
     want: dict[str, tuple[int, ...]] = {}
     channels = 0
     if conv:
@@ -266,7 +278,7 @@ def _load(path: Path) -> Network:
         if config.get("conv_channels") not in (None, channels):
             raise ValueError(f"{side} says conv_channels {config.get('conv_channels')}, the "
                              f"tensors have {channels}")
-        cin = 2 * len(KIND_ROWS)
+        cin = 2 * len(rows)
         want.update({"actor.conv.0.weight": (channels, cin, 3), "actor.conv.0.bias": (channels,),
                      "actor.conv.2.weight": (channels, channels, 3),
                      "actor.conv.2.bias": (channels,),
@@ -279,20 +291,21 @@ def _load(path: Path) -> Network:
     for k, shape in want.items():
         if tensors[k].shape != shape:
             raise ValueError(f"tensor {k} of {path} has shape {tensors[k].shape}; a {arch} "
-                             f"network for {version} with prior {prior!r} needs {shape}")
+                             f"network for {version}" + (" with wait features" if waits else "")
+                             + f" and prior {prior!r} needs {shape}")
         if not np.isfinite(tensors[k]).all():
             raise ValueError(f"tensor {k} of {path} holds a non-finite value")
     actor = {k: np.ascontiguousarray(tensors[k]) for k in names}
     extra: dict[str, Any] = {}
     if conv:
-        extra = {"conv_channels": channels, "rows": np.asarray(KIND_ROWS, np.int64),
+        extra = {"conv_channels": channels, "rows": np.asarray(rows, np.int64),
                  "conv": [actor[k] for k in CONV_TENSORS[:6]]}
     core = fast._require().NetPolicy(
         n_obs, hidden, prior, float(prior_weight), actor[pre + "0.weight"], actor[pre + "0.bias"],
         actor[pre + "2.weight"], actor[pre + "2.bias"], actor[pre + "4.weight"],
-        actor[pre + "4.bias"], **extra)
+        actor[pre + "4.bias"], waits=waits, **extra)
     return Network(path, rules, version, hidden, prior, float(prior_weight), actor, core,
-                   arch, channels)
+                   arch, channels, waits)
 
 
 _cache: OrderedDict[tuple, Network] = OrderedDict()
@@ -370,6 +383,8 @@ class NetworkAgent(Agent):
 
         x = encode(view)
         net = self.network
+        if net.waits:
+            x = np.concatenate([x, wait_features(view, self.rules)])
         onehot = None
         if self._prior is not None:
             onehot = np.zeros(NUM_ACTIONS, np.float32)
