@@ -133,13 +133,15 @@ def test_forward_pass_and_argmax_are_the_numpy_reference(tmp_path, rules, prior,
 
 
 def write_numpy_conv_policy(path: Path, rules: str, hidden: int, channels: int, prior: str,
-                            prior_weight: float, seed: int) -> dict[str, np.ndarray]:
-    """Random conv actor tensors (KindConvActor's names and shapes) as a play-only policy."""
+                            prior_weight: float, seed: int, waits: bool = False
+                            ) -> dict[str, np.ndarray]:
+    """Random conv actor tensors (KindConvActor's names and shapes) as a play-only policy
+    (``waits``: one that reads the wait features too, four more rows)."""
     from paohuzi_env.observation import KIND_ROWS
 
     rng = np.random.default_rng(seed)
-    ain = obs_size(get_rules(rules)) + (NUM_ACTIONS if prior != "none" else 0)
-    cin = 2 * len(KIND_ROWS)
+    ain = obs_size(get_rules(rules)) + (80 if waits else 0) + (NUM_ACTIONS if prior != "none" else 0)
+    cin = 2 * (len(KIND_ROWS) + (4 if waits else 0))
     shapes = {"actor.conv.0.weight": (channels, cin, 3), "actor.conv.0.bias": (channels,),
               "actor.conv.2.weight": (channels, channels, 3), "actor.conv.2.bias": (channels,),
               "actor.conv.4.weight": (channels, channels, 3), "actor.conv.4.bias": (channels,),
@@ -148,17 +150,22 @@ def write_numpy_conv_policy(path: Path, rules: str, hidden: int, channels: int, 
               "actor.head.4.weight": (NUM_ACTIONS, hidden), "actor.head.4.bias": (NUM_ACTIONS,)}
     tensors = {k: (rng.standard_normal(s) * 0.3).astype(np.float32) for k, s in shapes.items()}
     write_policy(path, rules, hidden, prior, prior_weight, tensors=tensors, actor="conv",
-                 conv_channels=channels)
+                 conv_channels=channels, waits=waits)
     return tensors
 
 
-def numpy_conv_logits(t: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
-    """KindConvActor's forward pass in numpy (float64): x is the observation (then the prior's
-    one-hot); the rows, the (2 x rows, 10) signal, three width-3 convolutions, the head."""
+def numpy_conv_logits(t: dict[str, np.ndarray], x: np.ndarray, n_obs: int | None = None
+                      ) -> np.ndarray:
+    """KindConvActor's forward pass in numpy (float64): x is the observation (then, with
+    ``n_obs`` its length, the wait features; then the prior's one-hot); the rows, the
+    (2 x rows, 10) signal, three width-3 convolutions, the head."""
     from paohuzi_env.observation import KIND_ROWS
 
-    k = x[np.asarray(KIND_ROWS)].astype(np.float64)          # (29, 20)
-    h = k.reshape(len(KIND_ROWS) * 2, 10)                     # channel 2r + big, position number
+    rows = [list(r) for r in KIND_ROWS]
+    if n_obs is not None:  # the wait features' four blocks of 20, after the observation
+        rows += [[n_obs + 20 * j + k for k in range(20)] for j in range(4)]
+    k = x[np.asarray(rows)].astype(np.float64)                # (rows, 20)
+    h = k.reshape(len(rows) * 2, 10)                          # channel 2r + big, position number
     for layer in (0, 2, 4):
         w, b = t[f"actor.conv.{layer}.weight"], t[f"actor.conv.{layer}.bias"]
         padded = np.pad(h, ((0, 0), (1, 1)))
@@ -170,24 +177,33 @@ def numpy_conv_logits(t: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
     return t["actor.head.4.weight"] @ z + t["actor.head.4.bias"]
 
 
-@pytest.mark.parametrize("rules,prior,channels", [("huaihua", "none", 8), ("yongzhou", "expert", 5)])
-def test_conv_actor_in_the_core_is_the_numpy_reference(tmp_path, rules, prior, channels):
+@pytest.mark.parametrize("rules,prior,channels,waits", [
+    ("huaihua", "none", 8, False), ("yongzhou", "expert", 5, False), ("huaihua", "greedy", 6, True),
+    ("yongzhou", "none", 4, True)])
+def test_conv_actor_in_the_core_is_the_numpy_reference(tmp_path, rules, prior, channels, waits):
     """The conv stem and head in the core give the numpy reference's logits (no torch: this runs
-    under the sanitizers too)."""
+    under the sanitizers too); with ``waits`` the core computes the wait features itself, and
+    the reference reads the readable ones (paohuzi_env.features) after the observation."""
     from paohuzi_env import _fast
+    from paohuzi_env.features import wait_features
 
     weight = 0.0 if prior == "none" else 1.5
     t = write_numpy_conv_policy(tmp_path / "c.safetensors", rules, 9, channels, prior, weight,
-                                seed=channels)
+                                seed=channels, waits=waits)
     net = load_network(tmp_path / "c.safetensors", rules)
+    n_obs = obs_size(get_rules(rules))
+    assert net.core.in_size == n_obs + (80 if waits else 0) + (61 if prior != "none" else 0)
     checked = 0
     for g in random_positions(rules, range(6), every=3):
-        obs = encode(g.view(g.current_player))
+        view = g.view(g.current_player)
+        obs = encode(view)
+        if waits:
+            obs = np.concatenate([obs, wait_features(view, rules)])
         onehot = np.zeros(NUM_ACTIONS, np.float32)
         if prior != "none":
-            onehot[g.expert_action()] = 1.0
+            onehot[g.expert_action() if prior == "expert" else g.greedy_action()] = 1.0
             obs = np.concatenate([obs, onehot])
-        ref = numpy_conv_logits(t, obs) + weight * onehot
+        ref = numpy_conv_logits(t, obs, n_obs if waits else None) + weight * onehot
         _, logits = _fast.net_policy_action(g._g, net.core)
         legal = g.legal_actions()
         np.testing.assert_allclose(logits[legal], ref[legal], rtol=1e-4, atol=1e-4)
@@ -462,6 +478,19 @@ def test_bad_networks_raise_clear_errors(tmp_path, tiny):
     conv.with_suffix(".json").write_text(json.dumps(side))
     with pytest.raises(ValueError, match="actor must be one of mlp, conv"):
         load_network(conv)
+    # the wait features: named by version, a boolean, and the tensors' shapes must fit them
+    wp = tmp_path / "w.safetensors"
+    write_numpy_conv_policy(wp, "huaihua", 6, 3, "none", 0.0, seed=1, waits=True)
+    side = json.loads(wp.with_suffix(".json").read_text())
+    assert load_network(wp).waits
+    for change, message in [({"waits_version": "paohuzi-waits-v0"}, "waits_version"),
+                            ({"config": {**side["config"], "wait_features": "yes"}},
+                             "wait_features must be true or false"),
+                            ({"config": {**side["config"], "wait_features": False}},
+                             "needs")]:
+        wp.with_suffix(".json").write_text(json.dumps({**side, **change}))
+        with pytest.raises(ValueError, match=message):
+            load_network(wp)
     # the conv stem's own checks in the binding
     with pytest.raises(ValueError, match="conv actor needs conv_channels > 0, rows and conv"):
         _fast.NetPolicy(763, 4, "none", 0.0, np.zeros((4, 763 + 40)), np.zeros(4),
@@ -476,6 +505,20 @@ def test_bad_networks_raise_clear_errors(tmp_path, tiny):
                            conv=stem).conv_channels == 4
     with pytest.raises(ValueError, match="outside the observation"):
         _fast.NetPolicy(763, 4, "none", 0.0, *head, conv_channels=4, rows=rows + 200, conv=stem)
+    # a network with the wait features reads 80 more inputs, which its rows may index
+    wide = [np.zeros((4, 763 + 80 + 40)), *head[1:]]
+    waits_rows = np.vstack([rows, np.arange(763, 843).reshape(4, 20)])
+    wstem = [np.zeros((4, 2 * len(waits_rows), 3)), *stem[1:]]
+    net = _fast.NetPolicy(763, 4, "none", 0.0, *wide, conv_channels=4, rows=waits_rows,
+                          conv=wstem, waits=True)
+    assert (net.waits, net.in_size) == (True, 843)
+    with pytest.raises(ValueError, match="outside the observation and its wait features"):
+        _fast.NetPolicy(763, 4, "none", 0.0, *wide, conv_channels=4, rows=waits_rows + 100,
+                        conv=wstem, waits=True)
+    with pytest.raises(ValueError, match="outside the observation"):  # without: 763 is outside
+        _fast.NetPolicy(763, 4, "none", 0.0, *head, conv_channels=4, rows=waits_rows, conv=wstem)
+    with pytest.raises(ValueError, match="then its wait features"):
+        _fast.net_policy_logits(net, np.zeros(763, np.float32))
     with pytest.raises(ValueError, match="rows must be an int array"):
         _fast.NetPolicy(763, 4, "none", 0.0, *head, conv_channels=4, rows=rows + 0.5, conv=stem)
     with pytest.raises(ValueError, match="conv must be a list of six float arrays"):
