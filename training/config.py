@@ -47,8 +47,8 @@ class PPOConfig:
     actor: str = "mlp"
     """The actor's network: ``mlp`` (two hidden layers over the flat observation) or ``conv``
     (per-kind features convolved along the ten numbers, small and big cards as channels, then
-    an MLP head over them and the flat observation; see training/model.py). The compiled
-    search's network rollout reads ``mlp`` actors only."""
+    an MLP head over them and the flat observation; see training/model.py). The compiled core
+    plays both (``network:PATH``, the search's network rollout)."""
     conv_channels: int = 128
     """Channels of the ``conv`` actor's three convolutions."""
     wait_features: bool = False
