@@ -143,8 +143,8 @@ def test_both_backends_satisfy_one_game_interface_with_the_same_answers(rules):
 @needs_core
 def test_the_reference_vector_game_has_the_core_surface_and_answers():
     """reference.ReferenceVectorGame (the trainer's Python rollouts): every hand is a seeded
-    ReferenceGame played as stepped; observe/policy_actions/state/playout_after agree with the
-    compiled core on the same positions; an illegal action moves no hand; finished hands report
+    ReferenceGame played as stepped; observe/wait_features/policy_actions/state/playout_after
+    agree with the compiled core on the same positions; an illegal action moves no hand; finished hands report
     their points and are dealt afresh."""
     from paohuzi_env.engine import IllegalActionError
     from paohuzi_env.reference import ReferenceGame, ReferenceVectorGame
@@ -157,10 +157,12 @@ def test_the_reference_vector_game_has_the_core_surface_and_answers():
         vg.observe(obs, mask, seat, decision)
         acts = vg.policy_actions("expert")
         state = vg.state()
+        waits = vg.wait_features()
         for i in range(4):
             core = fast.Game.replay(vg.hand(i).record())
             assert core.current_player == seat[i]
             assert np.array_equal(core.observation(int(seat[i])), obs[i])
+            assert np.array_equal(core.wait_features(int(seat[i])), waits[i])
             assert np.array_equal(core.action_mask(int(seat[i])), mask[i])
             assert np.array_equal(core.state(), state[i])
             assert core.expert_action() == acts[i]
