@@ -7,6 +7,7 @@ readable reference in tests/test_features.py."""
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -35,22 +36,25 @@ from training.ppo import train  # noqa: E402
 pytestmark = pytest.mark.skipif(not fast.available(), reason="needs the compiled core")
 
 
+def _write_shard(p: Path, d: dict) -> None:
+    """Write shard ``d`` (as :func:`iter_shards` reads it) to ``p`` without its ``waits``, as a
+    run written before they were stored."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **{k: v for k, v in d.items() if k not in ("waits", "meta")},
+                        meta=np.asarray(json.dumps(d["meta"])))
+    p.write_bytes(buf.getvalue())
+
+
 def _strip_waits(out: Path) -> None:
-    """Rewrite every shard of a run without its ``waits`` (as a run written before they were
-    stored)."""
+    """Rewrite every shard of a run without its ``waits``."""
     for p, d in iter_shards(out):
-        buf = io.BytesIO()
-        np.savez_compressed(buf, **{k: v for k, v in d.items() if k not in ("waits", "meta")},
-                            meta=np.asarray(__import__("json").dumps(d["meta"])))
-        p.write_bytes(buf.getvalue())
+        _write_shard(p, d)
 
 
 def test_labels_store_the_wait_features_and_add_waits_rebuilds_them(tmp_path, capsys):
     """Each label row holds the wait features of its position (the Python reference's, on the
     rebuilt hand); a run without them refuses ``load_labels(waits=True)`` with the command that
     adds them, and that command restores exactly the stored features."""
-    import json
-
     cfg = LabelConfig(hands=4, search="search:samples=2,playouts=8", shard_hands=2, seed=9,
                       seats=(0,), others="expert")
     label(cfg, tmp_path / "l", workers=1, progress=False)
@@ -86,10 +90,7 @@ def test_a_label_whose_position_does_not_replay_is_refused(tmp_path):
     (p, d), = list(iter_shards(tmp_path / "l"))
     d["obs"] = d["obs"].copy()
     d["obs"][3, 0] += 1.0  # an observation no replayed position has
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **{k: v for k, v in d.items() if k not in ("waits", "meta")},
-                        meta=np.asarray(__import__("json").dumps(d["meta"])))
-    p.write_bytes(buf.getvalue())
+    _write_shard(p, d)
     assert main([str(tmp_path / "l"), "--add-waits", "--no-progress"]) == 2
 
 

@@ -35,7 +35,7 @@ import numpy as np
 from paohuzi_env.agents.heuristic import ExpertAgent
 from paohuzi_env.rules import get_rules
 
-from .label import COMPILED, DECISIONS, META, iter_shards, replay
+from .label import DECISIONS, META, check_replayable, iter_shards, replay
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
@@ -57,11 +57,8 @@ def analyse(labels: str | Path, network: str | Path | None = None, shards: int |
     from paohuzi_env import fast
 
     meta = json.loads((Path(labels) / META).read_text())
-    cfg = meta["config"]
-    if sorted(cfg["seats"]) != [0, 1, 2] and cfg["others"] not in COMPILED:
-        raise ValueError(f"{labels}: the other seats played {cfg['others']!r}; only runs with the "
-                         f"search in every seat or compiled others ({', '.join(COMPILED)}) replay")
-    rules = get_rules(cfg["rules"])
+    check_replayable(meta, str(labels))
+    rules = get_rules(meta["config"]["rules"])
     net = None
     if network is not None:
         from paohuzi_env.agents.network import load_network

@@ -413,6 +413,15 @@ def load_labels(out: str | os.PathLike[str], waits: bool = False) -> dict[str, n
     return {k: np.concatenate([d[k] for _, d in parts]) for k in keys}
 
 
+def check_replayable(meta: dict[str, Any], where: str = "this run") -> None:
+    """Refuse (``ValueError``) a run whose hands :func:`replay` cannot rebuild: one whose other
+    seats played a non-compiled agent."""
+    cfg = meta["config"]
+    if sorted(cfg["seats"]) != [0, 1, 2] and cfg["others"] not in COMPILED:
+        raise ValueError(f"{where}: the other seats played {cfg['others']!r}; only runs with the "
+                         f"search in every seat or compiled others ({', '.join(COMPILED)}) replay")
+
+
 def replay(meta: dict[str, Any], shard: dict[str, np.ndarray]) -> Iterator[tuple[int, Any]]:
     """The labelled positions of a shard, rebuilt: for each row ``r`` in hand and step order,
     ``(r, game)`` with ``game`` (a :class:`paohuzi_env.fast.Game`) at that decision, before the
@@ -427,11 +436,8 @@ def replay(meta: dict[str, Any], shard: dict[str, np.ndarray]) -> Iterator[tuple
     """
     from paohuzi_env import fast
 
+    check_replayable(meta)
     cfg = meta["config"]
-    if sorted(cfg["seats"]) != [0, 1, 2] and cfg["others"] not in COMPILED:
-        raise ValueError(f"the other seats of this run played {cfg['others']!r}; only runs with "
-                         f"the search in every seat or compiled others ({', '.join(COMPILED)}) "
-                         "replay")
     rules = get_rules(cfg["rules"])
     for h in np.unique(shard["hand"]):
         rows = np.nonzero(shard["hand"] == h)[0]
