@@ -7,6 +7,9 @@
 * ``engine``: random-legal hands for a fixed time; hands/s and decisions/s.
 * ``env``: random masked play through the AEC API with observations (the default backend);
   steps/s.
+* ``search`` (its own flags): the compiled search against the Python reference, on the same
+  positions; ``agent SPEC [SPEC ...]``: CPU time of one decision of any agent (a network:
+  ``agent network:checkpoints/shipped/distilled.pt``), one position at a time.
 * ``core``: the compiled core (:mod:`paohuzi_env.fast`) against the Python engine, in one run:
   random play, ``VectorGame`` with observations and masks, the expert bot, the AEC env on both
   backends, and RLCard Mahjong / PettingZoo Texas Hold'em for scale (the ``bench`` extra:
@@ -530,14 +533,18 @@ def main(argv: list[str] | None = None) -> None:
     if args[:1] == ["search"]:  # the compiled search against the Python one (bench_search.py)
         importlib.import_module(".bench_search", __package__).main(args[1:])
         return
+    if args[:1] == ["agent"]:  # any agent's decision time (bench_search.py)
+        importlib.import_module(".bench_search", __package__).main_agents(args[1:])
+        return
     if args[:1] == ["soak"]:  # its own flags: paohuzi_env.soak
         from .soak import main as soak_main
 
         raise SystemExit(soak_main(args[1:]))
     p = argparse.ArgumentParser(prog="python -m paohuzi_env.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["hu", "engine", "env", "core", "search", "soak"],
-                   help="search, soak: see python -m paohuzi_env.bench search|soak --help")
+    p.add_argument("what", choices=["hu", "engine", "env", "core", "search", "agent", "soak"],
+                   help="search, agent, soak: see python -m paohuzi_env.bench "
+                   "search|agent|soak --help")
     p.add_argument("--seconds", type=float, default=10.0,
                    help="time per figure (core: per row; default 10)")
     p.add_argument("--seed", type=int, default=0)

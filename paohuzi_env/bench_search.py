@@ -109,6 +109,53 @@ def bench_search(positions: int = 100, seed: int = 0, rules: str = "huaihua",
     return rows
 
 
+def bench_agents(specs: tuple[str, ...], positions: int = 1000, seed: int = 0,
+                 rules: str = "huaihua") -> list[dict]:
+    """``python -m paohuzi_env.bench agent SPEC ...``: CPU time of one decision of each agent,
+    asked one position at a time (``agent.act_game``, as ``paohuzi play`` asks it), on the
+    same positions of expert self-play as the search rows; after 20 untimed warm-up decisions
+    (loading a network, caches). Print the table and return its rows."""
+    from .agents import make_agent
+
+    pos = _positions(rules, seed, positions)
+    print(f"decision time, {rules}: {len(pos)} positions of expert self-play from deal {seed}, "
+          f"one at a time; CPU time of this process")
+    print(f"{'agent':<60} {'decisions':>9} {'mean ms':>8} {'p50':>7} {'p99':>7} {'max':>7}")
+    rows: list[dict] = []
+    for spec in specs:
+        agent: Any = make_agent(spec, seed=seed, rules=rules)
+        for g in pos[:20]:
+            agent.act_game(g, g.current_player)
+        times = []
+        for g in pos:
+            c0 = time.process_time()
+            agent.act_game(g, g.current_player)
+            times.append(time.process_time() - c0)
+        ms = np.sort(np.asarray(times)) * 1000
+        row = {"agent": spec, "decisions": len(ms), "mean_ms": float(ms.mean()),
+               "p50_ms": float(np.percentile(ms, 50)), "p99_ms": float(np.percentile(ms, 99)),
+               "max_ms": float(ms.max())}
+        print(f"{spec:<60} {len(ms):>9} {row['mean_ms']:>8.3f} {row['p50_ms']:>7.3f} "
+              f"{row['p99_ms']:>7.3f} {row['max_ms']:>7.3f}", flush=True)
+        rows.append(row)
+    print(f"Load average {_load()} at the end.")
+    return rows
+
+
+def main_agents(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m paohuzi_env.bench agent",
+                                description=bench_agents.__doc__)
+    p.add_argument("specs", nargs="+", metavar="SPEC",
+                   help="agent specs, e.g. expert network:checkpoints/shipped/distilled.pt")
+    p.add_argument("--positions", type=int, default=1000, help="positions (default 1000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rules", default="huaihua")
+    a = p.parse_args(argv)
+    if a.positions < 1:
+        p.error("--positions must be at least 1")
+    bench_agents(tuple(a.specs), a.positions, a.seed, a.rules)
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m paohuzi_env.bench search", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -55,3 +55,21 @@ def test_rules_is_for_core_only():
     with pytest.raises(SystemExit) as e:
         bench.main(["engine", "--seconds", "0.01", "--rules", "huaihua"])
     assert e.value.code == 2
+
+
+@needs_core
+def test_agent_times_each_spec_on_the_same_positions(capsys):
+    bench.main(["agent", "expert", "greedy", "--positions", "30"])
+    out = capsys.readouterr().out
+    assert "30 positions of expert self-play" in out
+    for spec in ("expert", "greedy"):
+        assert re.search(rf"^{spec}\s+30\s+\d+\.\d+", out, re.M), out
+
+
+def test_agent_rejects_a_bad_spec_and_no_positions(capsys):
+    with pytest.raises(SystemExit) as e:
+        bench.main(["agent", "expert", "--positions", "0"])
+    assert e.value.code == 2
+    assert "--positions must be at least 1" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="nosuchbot"):
+        bench.main(["agent", "nosuchbot", "--positions", "1"])
