@@ -29,7 +29,8 @@ from training.checkpoint import main as checkpoint_main  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "checkpoints" / "shipped"
 RESUME = ROOT / "checkpoints" / "resume"
-SHIPPED_RULES = {"policy": "huaihua", "pure-network": "huaihua", "yongzhou-residual": "yongzhou"}
+SHIPPED_RULES = {"policy": "huaihua", "pure-network": "huaihua", "yongzhou-residual": "yongzhou",
+                 "distilled": "huaihua", "distilled-yongzhou": "yongzhou"}
 REFUSED = "arbitrary pickled objects"
 
 
