@@ -55,6 +55,13 @@ def _load() -> str:
         return "n/a"
 
 
+def _ms_stats(seconds: list[float]) -> dict[str, float]:
+    """Mean, median, 99th percentile and maximum of CPU times, in milliseconds."""
+    ms = np.asarray(seconds) * 1000
+    return {"mean_ms": float(ms.mean()), "p50_ms": float(np.percentile(ms, 50)),
+            "p99_ms": float(np.percentile(ms, 99)), "max_ms": float(ms.max())}
+
+
 def bench_search(positions: int = 100, seed: int = 0, rules: str = "huaihua",
                  specs: tuple[str, ...] = (), python_positions: int | None = None) -> list[dict]:
     """Time each row over the same positions; print the table and return its rows."""
@@ -84,8 +91,8 @@ def bench_search(positions: int = 100, seed: int = 0, rules: str = "huaihua",
             walls.append(time.perf_counter() - w0)
             worlds += agent.last["worlds"]
             playouts += agent.last.get("playouts", 0)
-        ms = np.sort(np.asarray(times)) * 1000
-        mean = float(ms.mean())
+        st = _ms_stats(times)
+        mean = st["mean_ms"]
         if label == "python":
             py_mean = mean
             py_choices = choices
@@ -97,14 +104,13 @@ def bench_search(positions: int = 100, seed: int = 0, rules: str = "huaihua",
             same = "" if ref_choices is None else \
                 f"{sum(a == b for a, b in zip(choices, ref_choices))}/{len(choices)}"
         ratio = "" if py_mean is None else f"{py_mean / mean:.1f}"
-        pl = f"{playouts / len(ms):.1f}"
-        print(f"{label:<44} {len(ms):>9} {mean:>8.2f} {np.percentile(ms, 50):>7.2f} "
-              f"{np.percentile(ms, 99):>7.2f} {ms.max():>7.2f} {np.mean(walls) * 1000:>7.2f} "
-              f"{pl:>8} {worlds / len(ms):>6.1f} "
+        n = len(times)
+        pl = f"{playouts / n:.1f}"
+        print(f"{label:<44} {n:>9} {mean:>8.2f} {st['p50_ms']:>7.2f} "
+              f"{st['p99_ms']:>7.2f} {st['max_ms']:>7.2f} {np.mean(walls) * 1000:>7.2f} "
+              f"{pl:>8} {worlds / n:>6.1f} "
               f"{ratio:>8} {same:>10}", flush=True)
-        rows.append({"row": label, "spec": spec, "decisions": len(ms), "mean_ms": mean,
-                     "p50_ms": float(np.percentile(ms, 50)), "p99_ms": float(np.percentile(ms, 99)),
-                     "max_ms": float(ms.max()), "choices": choices})
+        rows.append({"row": label, "spec": spec, "decisions": n, **st, "choices": choices})
     print(f"Load average {_load()} at the end.")
     return rows
 
@@ -131,11 +137,8 @@ def bench_agents(specs: tuple[str, ...], positions: int = 1000, seed: int = 0,
             c0 = time.process_time()
             agent.act_game(g, g.current_player)
             times.append(time.process_time() - c0)
-        ms = np.sort(np.asarray(times)) * 1000
-        row = {"agent": spec, "decisions": len(ms), "mean_ms": float(ms.mean()),
-               "p50_ms": float(np.percentile(ms, 50)), "p99_ms": float(np.percentile(ms, 99)),
-               "max_ms": float(ms.max())}
-        print(f"{spec:<60} {len(ms):>9} {row['mean_ms']:>8.3f} {row['p50_ms']:>7.3f} "
+        row = {"agent": spec, "decisions": len(times), **_ms_stats(times)}
+        print(f"{spec:<60} {len(times):>9} {row['mean_ms']:>8.3f} {row['p50_ms']:>7.3f} "
               f"{row['p99_ms']:>7.3f} {row['max_ms']:>7.3f}", flush=True)
         rows.append(row)
     print(f"Load average {_load()} at the end.")
