@@ -9,6 +9,7 @@ hidden) and by cibuildwheel's `test-command` (pyproject.toml). It checks that
   engine on a few random hands, decision by decision;
 * hands play through the PettingZoo env and through ``fast.VectorGame``;
 * ``paohuzi-eval`` (a console script, so the entry points work) evaluates ``expert`` vs ``greedy``;
+* the default ``search`` finds its guide network in the installed package and decides;
 * a shipped agent loads and plays (``--checkpoint PATH``; needs torch, skipped with a message when
   torch is missing, as in cibuildwheel's bare test environment);
 * no top-level ``training`` package was installed (issue 28: it collides with other projects);
@@ -111,6 +112,24 @@ def main() -> int:
                         "--no-progress", "--json", str(out)], check=True, cwd=tmp)
         res = json.loads(out.read_text())
         check(bool(res), f"paohuzi-eval expert --vs greedy wrote its results ({out.name})")
+
+    # The default search and its guide network (package data, paohuzi_env/networks/).
+    from paohuzi_env.agents import make_agent as _make
+
+    search = _make("search", seed=0)
+    check(search.guide is not None and Path(search.guide.path).resolve().is_relative_to(where.parent),
+          "the default search's guide network ships in the package")
+    g = fast.Game("huaihua", seed=3)
+    decided = 0
+    while not g.done:
+        s = g.current_player
+        if len(g.legal_actions()) > 1 and decided < 20:
+            a = search.act_game(g, s)
+            decided += 1
+        else:
+            a = g.expert_action()
+        g.step(a)
+    check(decided > 0, f"the default search decides ({decided} decisions)")
 
     if args.checkpoint:
         if importlib.util.find_spec("torch") is None:

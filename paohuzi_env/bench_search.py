@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-REFERENCE = "search:prune=0"
+REFERENCE = "search:prune=0,guide=none"
 DEFAULT = "search"
 
 

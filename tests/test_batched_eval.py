@@ -53,7 +53,7 @@ def test_search_seat_in_the_batched_harness():
 
 @pytest.mark.parametrize("candidate,opponents", [
     ("search:samples=3,playouts=12,prune=2", ["expert", "greedy"]),
-    ("expert", ["search:samples=2,playouts=8", "search:samples=3,playouts=9,top=2"]),
+    ("expert", ["search:samples=2,playouts=8", "search:samples=3,playouts=9,top=2,guide=none"]),
     # not batched (the Python reference; a time budget): asked per decision, same numbers
     ("search:samples=2,playouts=8,impl=python", ["expert", "expert"]),
 ])

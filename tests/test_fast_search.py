@@ -89,7 +89,7 @@ def test_decisions_are_the_reference(rules, options):
     the same worlds, attempts and mean outcomes at every decision."""
     compared = 0
     for seed in range(2):
-        core = SearchAgent(seed=11 + seed, rules=rules, samples=5, prune=0, **options)
+        core = SearchAgent(seed=11 + seed, rules=rules, samples=5, prune=0, guide="none", **options)
         ref = SearchAgent(seed=11 + seed, rules=rules, samples=5, impl="python", **options)
         g = fast.Game(rules, seed=50 + seed)
         while not g.done:
@@ -120,11 +120,12 @@ def test_threads_do_not_change_the_answer_and_pruning_plays_fewer():
     compared = 0
     full_playouts = pruned_playouts = 0
     for g in expert_positions("huaihua", 7, 0, every=2):
-        one = core_search(g, 0, seed=3, samples=16, prune=4)
-        three = core_search(g, 0, seed=3, samples=16, prune=4, threads=3)
+        one = core_search(g, 0, seed=3, samples=16, prune=4, guide="none")
+        three = core_search(g, 0, seed=3, samples=16, prune=4, threads=3, guide="none")
         assert one == three
-        assert core_search(g, 0, seed=3, samples=8, threads=2) == core_search(g, 0, seed=3, samples=8)
-        full = core_search(g, 0, seed=3, samples=16, prune=0)
+        assert core_search(g, 0, seed=3, samples=8, threads=2, guide="none") == \
+            core_search(g, 0, seed=3, samples=8, guide="none")
+        full = core_search(g, 0, seed=3, samples=16, prune=0, guide="none")
         assert one["choice"] in g.legal_actions()
         # the rollout bot's own choice is played in every world; no action in more
         d = one["legal"].index(g.expert_action())
@@ -146,14 +147,15 @@ def test_top_plays_out_only_the_bots_best_actions():
         if len(legal) < 4 or 59 in legal:  # 59: HU, taken without a search
             continue
         for k in (2, 3):
-            r = core_search(g, 0, seed=5, samples=6, prune=0, top=k)
+            r = core_search(g, 0, seed=5, samples=6, prune=0, top=k, guide="none")
             played = [a for a, n in zip(r["legal"], r["played"]) if n > 0]
             assert len(played) == k and g.expert_action() in played
             assert r["choice"] in played
             assert all(math.isnan(m) for m, n in zip(r["means"], r["played"]) if n == 0)
         # top at least the number of legal actions: the full search
-        assert core_search(g, 0, seed=5, samples=6, prune=0, top=len(legal)) == \
-            core_search(g, 0, seed=5, samples=6, prune=0)
+        assert core_search(g, 0, seed=5, samples=6, prune=0, top=len(legal),
+                           guide="none") == \
+            core_search(g, 0, seed=5, samples=6, prune=0, guide="none")
         seen += 1
         if seen == 4:
             break

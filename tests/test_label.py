@@ -33,7 +33,7 @@ from training.label import (  # noqa: E402
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = "search:samples=2,playouts=8"
+TINY = "search:samples=2,playouts=8,guide=none"  # every legal action played out
 
 
 def _replay_check(cfg: LabelConfig, d: dict[str, np.ndarray]) -> None:
@@ -210,7 +210,7 @@ def test_departures_replays_the_hands_and_compares_a_network(tmp_path, capsys):
     from paohuzi_env.engine import Game
     from training.departures import analyse, main
 
-    cfg = LabelConfig(hands=4, search="search:samples=4,playouts=32,margin=1000",
+    cfg = LabelConfig(hands=4, search="search:samples=4,playouts=32,margin=1000,guide=none",
                       shard_hands=2,
                       seed=5, seats=(0,), others="expert")
     got = label(cfg, tmp_path / "l", workers=1, progress=False)

@@ -94,7 +94,8 @@ def _hidden_variants(g: fast.Game, seat: int, rng: np.random.Generator, want: in
     return out
 
 
-@pytest.mark.parametrize("options", [{"impl": "python"}, {"impl": "core", "prune": 0},
+@pytest.mark.parametrize("options", [{"impl": "python"},
+                                     {"impl": "core", "prune": 0, "guide": "none"},
                                      {"impl": "core"}, {"impl": "core", "prune": 2}])
 def test_decisions_do_not_depend_on_the_hidden_cards(options):
     """The issue's test: change the hidden cards of a position (keeping all the seat knows) and

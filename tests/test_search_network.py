@@ -281,8 +281,8 @@ def test_search_plays_out_with_a_conv_network(tmp_path):
     g = next(p for p in random_positions("huaihua", range(5)) if len(p.legal_actions()) > 2
              and 59 not in p.legal_actions())
     spec = f"checkpoint:{tmp_path / 'c.safetensors'}"
-    a = core_search(g, g.current_player, seed=4, samples=4, rollout=spec)
-    b = core_search(g, g.current_player, seed=4, samples=4, rollout=spec, threads=2)
+    a = core_search(g, g.current_player, seed=4, samples=4, rollout=spec, guide="none")
+    b = core_search(g, g.current_player, seed=4, samples=4, rollout=spec, threads=2, guide="none")
     assert a == b and a["worlds"] == 4 and a["choice"] in g.legal_actions()
 
 

@@ -373,7 +373,7 @@ POLICY_KEYS = ("model", "config", "rules", "global_step", "iteration", "train_se
 
 
 def export_policy(src: str | Path, dst: str | Path, prior_weight: float | None = None,
-                  *, trust: bool | None = None) -> Path:
+                  *, trust: bool | None = None, actor_only: bool = False) -> Path:
     """A small, play-only copy of a checkpoint: the network, its config, rules and history
     (no optimizer, snapshots or generator states; it cannot be resumed). A ``dst`` ending in
     ``.safetensors`` writes the network there and the rest to its JSON sidecar
@@ -382,10 +382,17 @@ def export_policy(src: str | Path, dst: str | Path, prior_weight: float | None =
     ``prior_weight`` (networks trained with a prior only) sets the logit bonus of the prior's
     choice the exported policy plays with: above the training value, the policy departs from
     the prior only where the network is more sure of it. ``trust``: as for
-    :func:`load_checkpoint` (for ``src``)."""
+    :func:`load_checkpoint` (for ``src``). ``actor_only`` keeps only the actor's tensors (a
+    ``.safetensors`` ``dst`` only): what ``network:PATH`` and the search's ``guide`` read
+    (paohuzi_env/agents/network.py), at about two thirds of the size; torch's
+    ``checkpoint:PATH`` agent needs the critic too."""
     data = load_checkpoint(src, trust=trust)
     payload = {k: data[k] for k in POLICY_KEYS if k in data}
     payload["policy_only"] = True
+    if actor_only:
+        if Path(dst).suffix != ".safetensors":
+            raise ValueError(f"--actor-only writes a .safetensors policy, got {dst}")
+        payload["model"] = {k: v for k, v in payload["model"].items() if k.startswith("actor.")}
     if prior_weight is not None:
         if payload["config"].get("prior", "none") == "none":
             raise ValueError(f"{src} was trained without a prior; --prior-weight does not apply")
@@ -447,6 +454,9 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("dst")
     e.add_argument("--prior-weight", type=float, default=None,
                    help="logit bonus of the prior's choice to play with (default: as trained)")
+    e.add_argument("--actor-only", action="store_true",
+                   help="keep only the actor's tensors (DST .safetensors): what network:PATH and "
+                        "the search's guide read; not loadable as checkpoint:PATH")
     s = sub.add_parser("slim", help="write a resumable copy without the snapshot pool")
     s.add_argument("src")
     s.add_argument("dst")
@@ -465,7 +475,8 @@ def main(argv: list[str] | None = None) -> int:
         elif a.cmd == "convert":
             out = convert_checkpoint(a.src, a.dst, trust=trust)
         else:
-            out = export_policy(a.src, a.dst, a.prior_weight, trust=trust)
+            out = export_policy(a.src, a.dst, a.prior_weight, trust=trust,
+                                actor_only=a.actor_only)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

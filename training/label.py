@@ -76,7 +76,7 @@ class LabelConfig:
     """The settings of a labelling run (all of them shape the data; kept in ``labels.json``)."""
 
     hands: int = 1000
-    search: str = "search"
+    search: str = "search:guide=none"
     seats: tuple[int, ...] = (0, 1, 2)
     others: str = "expert"
     rules: str = "huaihua"
@@ -499,8 +499,10 @@ def check_labels(out: str | os.PathLike[str]) -> int:
 
     Checks: each array's shape and dtype, the settings in every shard equal ``labels.json``,
     at least two legal actions per row, the chosen action legal, ``mean`` and ``se`` finite
-    (``se`` >= 0) exactly on the legal actions of searched rows (``worlds`` >= 2) and NaN
-    elsewhere, ``points`` among ``scores`` at the row's seat, hands within the run.
+    (``se`` >= 0) on the same entries: only legal actions of searched rows (``worlds`` >= 2),
+    at least two in each such row (every legal action, but for a search that plays out only
+    some: ``top`` or a guide network), NaN elsewhere; ``points`` among ``scores`` at the row's
+    seat, hands within the run.
 
     Raises:
         ValueError: naming the shard and what is wrong.
@@ -535,11 +537,15 @@ def check_labels(out: str | os.PathLike[str]) -> int:
         if ((d["action"] < 0) | (d["action"] >= NUM_ACTIONS)).any() or \
                 not mask[rows, d["action"].clip(0, NUM_ACTIONS - 1)].all():
             raise bad("a chosen action is not legal")
-        want = mask & (d["worlds"] >= 2)[:, None]
+        searched = d["worlds"] >= 2
+        want = mask & searched[:, None]
+        fin = np.isfinite(d["mean"])
         for k in ("mean", "se"):
-            if not np.array_equal(np.isfinite(d[k]), want) or np.isinf(d[k]).any():
-                raise bad(f"{k} must be finite exactly on the legal actions of searched rows")
-        if (d["se"][want] < 0).any():
+            if not np.array_equal(np.isfinite(d[k]), fin) or np.isinf(d[k]).any() or \
+                    (fin & ~want).any() or (fin.sum(axis=1)[searched] < 2).any():
+                raise bad(f"{k} must be finite only on legal actions of searched rows, and on "
+                          "at least two of each (the same entries for mean and se)")
+        if (d["se"][fin] < 0).any():
             raise bad("a standard error is negative")
         if ((d["seat"] < 0) | (d["seat"] > 2)).any() or \
                 not np.array_equal(d["points"], d["scores"][rows, d["seat"].astype(np.int64)]):

@@ -44,7 +44,8 @@ using NetPtr = std::shared_ptr<NetPolicy>;
 // rollout "network" plays the worlds out with `net` (which must be given then, and only then).
 SearchOptions options(int samples, int playouts, const std::string& rollout, double z,
                       double margin, double budget_ms, int tries, int prune, double prune_z,
-                      int threads, bool prune_bar, int top, const NetPtr& net) {
+                      int threads, bool prune_bar, int top, const NetPtr& net,
+                      const NetPtr& guide, double guide_p) {
     SearchOptions o;
     if (samples < 1 || playouts < 1)
         throw py::value_error("samples and playouts must be at least 1, got samples=" +
@@ -76,6 +77,15 @@ SearchOptions options(int samples, int playouts, const std::string& rollout, dou
                               "or a network rollout");
     if (!o.net && o.rollout != P_RANDOM && !bots_linked())
         throw py::value_error("the compiled bots are not part of this build");
+    if (guide && top > 0)
+        throw py::value_error("top ranks actions by the rollout bot's values: not with a guide "
+                              "network (its probabilities choose the candidates)");
+    if (guide && guide->prior() != P_RANDOM && !bots_linked())
+        throw py::value_error("the compiled bots are not part of this build");
+    if (!(guide_p >= 0.0 && guide_p <= 1.0))
+        throw py::value_error("guide_p must be a probability in [0, 1], got " + std::to_string(guide_p));
+    o.guide = guide;
+    o.guide_p = guide_p;
     o.samples = samples;
     o.playouts = playouts;
     o.z = z;
@@ -98,9 +108,9 @@ void acting_seat(const Game& g, int seat) {
                               std::to_string(g.current_player()) + ")");
 }
 
-void check_rules_fit(const NetPtr& net, const Rules& rules) {
+void check_rules_fit(const NetPtr& net, const Rules& rules, const char* what = "the network") {
     if (net && net->obs_size() != obs_size(rules))
-        throw py::value_error("the network reads " + std::to_string(net->obs_size()) +
+        throw py::value_error(std::string(what) + " reads " + std::to_string(net->obs_size()) +
                               " observation floats, but rules '" + rules.name + "' produce " +
                               std::to_string(obs_size(rules)));
 }
@@ -299,11 +309,14 @@ void bind_search(py::module_& m) {
         "search_action",
         [](const Game& g, int seat, const RngTuple& rng_state, int samples, int playouts,
            const std::string& rollout, double z, double margin, double budget_ms, int tries,
-           int prune, double prune_z, int threads, bool prune_bar, int top, const NetPtr& net) {
+           int prune, double prune_z, int threads, bool prune_bar, int top, const NetPtr& net,
+           const NetPtr& guide, double guide_p) {
             acting_seat(g, seat);
             const SearchOptions o = options(samples, playouts, rollout, z, margin, budget_ms,
-                                            tries, prune, prune_z, threads, prune_bar, top, net);
+                                            tries, prune, prune_z, threads, prune_bar, top, net,
+                                            guide, guide_p);
             check_rules_fit(net, g.rules());
+            check_rules_fit(guide, g.rules(), "the guide network");
             Pcg64 rng = rng_from(rng_state);
             SearchResult r;
             const Game own(g);  // another Python thread may step `g` while the GIL is released
@@ -320,8 +333,10 @@ void bind_search(py::module_& m) {
         py::arg("margin") = 0.0, py::arg("budget_ms") = 0.0, py::arg("tries") = 8,
         py::arg("prune") = 0, py::arg("prune_z") = 1.0, py::arg("threads") = 1,
         py::arg("prune_bar") = false, py::arg("top") = 0, py::arg("net") = NetPtr(),
+        py::arg("guide") = NetPtr(), py::arg("guide_p") = 1.0,
         "The search's action for `seat` in `game` (a dict: choice, worlds, attempts, playouts, "
-        "legal, means, ses, played, rng_state). rollout 'network' plays out with `net`.");
+        "legal, means, ses, played, rng_state). rollout 'network' plays out with `net`; `guide` "
+        "(a NetPolicy) chooses the candidates and the choice kept (search.hpp).");
 
     m.def(
         "search_worlds",
@@ -361,7 +376,8 @@ void bind_search(py::module_& m) {
         [](VectorGame& vg, py::array_t<int64_t, py::array::c_style> out, py::object which,
            uint64_t seed, int samples, int playouts, const std::string& rollout, double z,
            double margin, int tries, int prune, double prune_z, int threads, bool prune_bar,
-           int top, py::object rng_states, const NetPtr& net) {
+           int top, py::object rng_states, const NetPtr& net, const NetPtr& guide,
+           double guide_p) {
             const int n = vg.size();
             if (out.ndim() != 1 || out.shape(0) != n)
                 throw py::value_error("out must be an int64 array of shape (" + std::to_string(n) + ",)");
@@ -390,8 +406,10 @@ void bind_search(py::module_& m) {
             if (threads < 1 || threads > 256)
                 throw py::value_error("threads must be 1..256, got " + std::to_string(threads));
             const SearchOptions o = options(samples, playouts, rollout, z, margin, 0.0, tries,
-                                            prune, prune_z, 1, prune_bar, top, net);
+                                            prune, prune_z, 1, prune_bar, top, net, guide,
+                                            guide_p);
             check_rules_fit(net, vg.rules());
+            check_rules_fit(guide, vg.rules(), "the guide network");
             int64_t* dst = out.mutable_data();
             {
                 py::gil_scoped_release nogil;
@@ -442,6 +460,7 @@ void bind_search(py::module_& m) {
         py::arg("z") = 2.0, py::arg("margin") = 0.0, py::arg("tries") = 8, py::arg("prune") = 0,
         py::arg("prune_z") = 1.0, py::arg("threads") = 1, py::arg("prune_bar") = false,
         py::arg("top") = 0, py::arg("rng_states") = py::none(), py::arg("net") = NetPtr(),
+        py::arg("guide") = NetPtr(), py::arg("guide_p") = 1.0,
         "The search's action in each hand `which` marks (all if None), written into `out`.");
 }
 

@@ -395,13 +395,15 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
                                               : std::to_string(g.current_player())) + ")");
     if (opt.samples < 1 || opt.playouts < 1 || opt.tries < 1 || opt.z < 0 || opt.margin < 0 ||
         opt.budget_ms < 0 || opt.prune < 0 || opt.prune_z < 0 || opt.threads < 1 || opt.top < 0 ||
-        (opt.top > 0 && opt.top < 2) || (opt.top > 0 && (opt.rollout == P_RANDOM || opt.net)))
+        (opt.top > 0 && opt.top < 2) || (opt.top > 0 && (opt.rollout == P_RANDOM || opt.net)) ||
+        (opt.top > 0 && opt.guide) || !(opt.guide_p >= 0.0 && opt.guide_p <= 1.0))
         throw std::invalid_argument("bad search options");
-    if (opt.net && opt.net->obs_size() != obs_size(g.rules()))
-        throw std::invalid_argument("the rollout network reads " +
-                                    std::to_string(opt.net->obs_size()) +
-                                    " observation floats; the hand's rules produce " +
-                                    std::to_string(obs_size(g.rules())));
+    for (const NetPolicy* n : {opt.net.get(), opt.guide.get()})
+        if (n && n->obs_size() != obs_size(g.rules()))
+            throw std::invalid_argument(std::string(n == opt.net.get() ? "the rollout" : "the guide") +
+                                        " network reads " + std::to_string(n->obs_size()) +
+                                        " observation floats; the hand's rules produce " +
+                                        std::to_string(obs_size(g.rules())));
     SearchResult r;
     r.legal = g.legal();
     const std::vector<int>& legal = r.legal;
@@ -427,6 +429,30 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
         r.choice = has_hu ? HU : legal[0];
         return r;
     }
+    std::vector<char> active(na, 1);
+    if (opt.guide) {
+        // The guide's choice is kept unless a candidate clears the bar; the candidates are it,
+        // the rollout's choice and the actions the guide gives at least guide_p.
+        NetScratch ns;
+        float logits[NUM_ACTIONS];
+        const int bot = def;
+        def = opt.guide->action(g, &ns, logits);
+        double top_logit = -INFINITY, z_sum = 0.0;
+        for (int a : legal) top_logit = std::max(top_logit, double(logits[a]));
+        for (int a : legal) z_sum += std::exp(double(logits[a]) - top_logit);
+        int left = 0;
+        for (size_t j = 0; j < na; ++j) {
+            const int a = legal[j];
+            const double p = std::exp(double(logits[a]) - top_logit) / z_sum;
+            active[j] = a == def || a == bot || p >= opt.guide_p;
+            left += active[j];
+        }
+        if (left == 1) {
+            r.choice = def;
+            r.played.assign(na, 0);
+            return r;
+        }
+    }
     const int di = int(std::find(legal.begin(), legal.end(), def) - legal.begin());
     const Knowledge kn = knowledge(g, seat);
     const int want = std::min(opt.samples, std::max(2, opt.playouts / int(na)));
@@ -440,7 +466,6 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
         return ms > opt.budget_ms;
     };
     std::vector<std::vector<int>> scores;  // per world, per legal action (INT_MIN: not played)
-    std::vector<char> active(na, 1);
     if (!values.empty()) {
         // Only the bot's choice and the next best `top - 1` by its own values are played out.
         std::vector<int> order(na);

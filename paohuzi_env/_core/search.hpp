@@ -94,6 +94,14 @@ struct SearchOptions {
     // Threads for the playouts of a round of worlds (the worlds are sampled in order on the
     // calling thread; results do not depend on the thread count).
     int threads = 1;
+    // A guide network (beyond the reference): a trained policy (netpolicy.hpp) read once at the
+    // decision. Its masked argmax is the choice the search keeps unless another candidate clears
+    // the bar (the role the rollout bot's choice has otherwise), and the candidates played out
+    // are that choice, the rollout's own choice, and every legal action the guide gives a
+    // probability (softmax of its masked logits over the legal actions) of at least guide_p.
+    // When these are one action, it is taken with no world sampled. Not with `top`.
+    std::shared_ptr<const NetPolicy> guide;
+    double guide_p = 1.0;
 };
 
 struct SearchResult {

@@ -308,6 +308,28 @@ def _load(path: Path) -> Network:
                    arch, channels, waits)
 
 
+GUIDES_DIR = Path(__file__).resolve().parent.parent / "networks"
+"""The networks packaged with paohuzi_env (``paohuzi_env/networks/RULES.safetensors`` with its
+sidecar): the search's default guide for those rules (``search:guide=auto``)."""
+
+
+def packaged_guide(rules: str | Rules) -> Path | None:
+    """The packaged guide network for ``rules`` (a preset without overrides), or None.
+
+    Only a preset's own rules have one: a rule set with overrides (``Rules`` whose fields differ
+    from its preset's) gets None, since a network plays only the rules it was trained on.
+    """
+    rules = as_rules(rules)
+    try:
+        preset = as_rules(rules.name)
+    except ValueError:
+        return None
+    if preset != rules:
+        return None
+    path = GUIDES_DIR / f"{rules.name}.safetensors"
+    return path if path.is_file() else None
+
+
 _cache: OrderedDict[tuple, Network] = OrderedDict()
 _cache_lock = threading.Lock()
 

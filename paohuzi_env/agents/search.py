@@ -69,6 +69,12 @@ PRUNE_Z = 1.5
 PRUNE_BAR = 1
 # The default spec plays out at most this many actions (0: all): see SearchAgent's ``top``.
 TOP = 0
+# The default guide network (SearchAgent's ``guide``): ``auto``, the network packaged for the
+# rules (paohuzi_env/networks/) where there is one. An action is a candidate when the guide gives
+# it at least GUIDE_P.
+GUIDE = "auto"
+GUIDE_P = 0.1
+GUIDES = ("auto", "none")
 
 
 def _next(s: int) -> int:
@@ -354,15 +360,16 @@ def parse_search_spec(arg: str) -> dict[str, Any]:
         return out
     types = {"samples": int, "rollout": str, "z": float, "margin": float, "playouts": int,
              "budget_ms": float, "tries": int, "prune": int, "prune_z": float, "threads": int,
-             "prune_bar": int, "top": int,
+             "prune_bar": int, "top": int, "guide": str, "guide_p": float,
              "impl": str}
     last = ""
     for part in arg.split(","):
         key, sep, value = part.partition("=")
         key = key.strip()
-        if not sep and last == "rollout" and str(out["rollout"]).startswith(NETWORK_ROLLOUT):
+        if not sep and last in ("rollout", "guide") and \
+                str(out[last]).startswith(NETWORK_ROLLOUT):
             raise ValueError(
-                f"search option rollout={out['rollout']},{part}: a comma separates the options, "
+                f"search option {last}={out[last]},{part}: a comma separates the options, "
                 "so a checkpoint path in a search spec cannot hold one (rename or link the file)")
         last = key
         if not sep or key not in types:
@@ -410,11 +417,39 @@ def _rollout_args(rollout: Any, rules: Rules) -> tuple[str, Any]:
     return rollout, None
 
 
+def _guide_network(guide: Any, rules: Rules) -> Any:
+    """The guide :class:`~paohuzi_env.agents.network.Network` (or None) for ``none``, ``auto``
+    (the network packaged for ``rules``, :func:`paohuzi_env.agents.network.packaged_guide`, or
+    none where there is none), ``checkpoint:PATH`` or a loaded network (checked against
+    ``rules``)."""
+    from .network import Network, load_network, packaged_guide
+
+    if guide is None or guide == "none":
+        return None
+    if isinstance(guide, Network):
+        guide.check_rules(rules)
+        return guide
+    if guide == "auto":
+        path = packaged_guide(rules)
+        return None if path is None else load_network(path, rules)
+    if isinstance(guide, str) and guide.startswith(NETWORK_ROLLOUT):
+        return load_network(guide[len(NETWORK_ROLLOUT):], rules)
+    raise ValueError(f"guide must be one of {', '.join(GUIDES)} or {NETWORK_ROLLOUT}PATH, "
+                     f"got {guide!r}")
+
+
+def _guide_args(guide: Any, rules: Rules) -> Any:
+    """The binding's ``guide``: the compiled network of :func:`_guide_network`, or None."""
+    net = _guide_network(guide, rules)
+    return None if net is None else net.core
+
+
 def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
                 seed: Any = None, samples: int = 32, playouts: int = 256, rollout: Any = "expert",
                 z: float = 2.0, margin: float = 0.0, budget_ms: float = 0.0, tries: int = 8,
                 prune: int = PRUNE, prune_z: float = PRUNE_Z, threads: int = 1,
-                prune_bar: int = PRUNE_BAR, top: int = TOP) -> dict[str, Any]:
+                prune_bar: int = PRUNE_BAR, top: int = TOP, guide: Any = GUIDE,
+                guide_p: float = GUIDE_P) -> dict[str, Any]:
     """The compiled search (``paohuzi_env/_core/search.cpp``) at ``seat``'s decision in ``game``
     (either engine).
 
@@ -452,11 +487,13 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
         raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
     real = game if isinstance(game, fast.Game) else fast.Game.replay(game.record())
     rollout, net = _rollout_args(rollout, real.rules)
+    gnet = _guide_args(guide, real.rules)
     gen = rng if rng is not None else np.random.default_rng(seed)
     out = core.search_action(real._g, int(seat), _rng_state(gen), samples=samples,
                              playouts=playouts, rollout=rollout, z=z, margin=margin,
                              budget_ms=budget_ms, tries=tries, prune=prune, prune_z=prune_z,
-                             threads=threads, prune_bar=bool(prune_bar), top=top, net=net)
+                             threads=threads, prune_bar=bool(prune_bar), top=top, net=net,
+                             guide=gnet, guide_p=guide_p)
     _set_rng_state(gen, out.pop("rng_state"))
     return dict(out)
 
@@ -465,7 +502,8 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
                   samples: int = 32, playouts: int = 256, rollout: Any = "expert", z: float = 2.0,
                   margin: float = 0.0, tries: int = 8, prune: int = PRUNE, prune_z: float = PRUNE_Z,
                   threads: int = 1, prune_bar: int = PRUNE_BAR, top: int = TOP,
-                  rng_states: np.ndarray | None = None) -> np.ndarray:
+                  rng_states: np.ndarray | None = None, guide: Any = GUIDE,
+                  guide_p: float = GUIDE_P) -> np.ndarray:
     """The compiled search's action in each hand of ``vg`` (a :class:`paohuzi_env.fast.VectorGame`)
     that ``which`` (bool (n,)) marks, all hands when None, as int64 (n,) (``out`` keeps its other
     entries). Hand ``i`` draws its worlds from a generator keyed by ``seed``, its deal number and
@@ -498,10 +536,11 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
                                    or rng_states.dtype != np.uint64 or rng_states.shape != (n, 6)):
         raise ValueError(f"rng_states must be a uint64 array of shape ({n}, 6)")
     rollout, net = _rollout_args(rollout, vg.rules)
+    gnet = _guide_args(guide, vg.rules)
     core.search_actions(vg._v, out, which, int(seed), samples=samples, playouts=playouts,
                         rollout=rollout, z=z, margin=margin, tries=tries, prune=prune,
                         prune_z=prune_z, threads=threads, prune_bar=bool(prune_bar), top=top,
-                        rng_states=rng_states, net=net)
+                        rng_states=rng_states, net=net, guide=gnet, guide_p=guide_p)
     return out
 
 
@@ -564,7 +603,8 @@ class SearchAgent(Agent):
                  rollout: str = "expert", z: float = 2.0, margin: float = 0.0,
                  playouts: int = 256, budget_ms: float = 0.0, tries: int = 8,
                  prune: int | None = None, prune_z: float = PRUNE_Z, threads: int = 1,
-                 prune_bar: int = PRUNE_BAR, top: int | None = None, impl: str = "core") -> None:
+                 prune_bar: int = PRUNE_BAR, top: int | None = None, impl: str = "core",
+                 guide: Any = GUIDE, guide_p: float = GUIDE_P) -> None:
         super().__init__(seed)
         if samples < 1 or playouts < 1:
             raise ValueError(f"samples and playouts must be at least 1, got samples={samples}, "
@@ -590,10 +630,21 @@ class SearchAgent(Agent):
             raise ValueError(f"prune_bar must be 0 or 1, got {prune_bar!r}")
         if impl not in IMPLS:
             raise ValueError(f"impl must be one of {', '.join(IMPLS)}, got {impl!r}")
-        if impl == "python" and (prune or threads != 1 or top or rollout not in ROLLOUTS):
-            raise ValueError("prune, top, threads and a network rollout are options of the "
-                             "compiled search (impl=core)")
+        if impl == "python" and guide == "auto":
+            guide = "none"  # the reference has no guide
+        if impl == "python" and (prune or threads != 1 or top or rollout not in ROLLOUTS
+                                 or guide != "none"):
+            raise ValueError("prune, top, threads, a guide and a network rollout are options of "
+                             "the compiled search (impl=core)")
+        if not isinstance(guide_p, (int, float)) or not 0.0 <= guide_p <= 1.0:
+            raise ValueError(f"guide_p must be a probability in [0, 1], got {guide_p!r}")
         self.rules = as_rules(rules)
+        # the guide network (None: none); "auto" finds the one packaged for the rules, if any
+        self.guide: Any = _guide_network(guide, self.rules) if impl == "core" else None
+        if self.guide is not None and top:
+            raise ValueError("top ranks actions by the rollout bot's values: not with a guide "
+                             "network (guide=none)")
+        self.guide_p = float(guide_p)
         self.network: Any = None  # the rollout network (rollout=checkpoint:PATH)
         if rollout.startswith(NETWORK_ROLLOUT):
             from .network import load_network
@@ -622,7 +673,11 @@ class SearchAgent(Agent):
         rollout = self.rollout if self.network is None else self.network
         return {"samples": self.samples, "playouts": self.playouts, "rollout": rollout,
                 "z": self.z, "margin": self.margin, "tries": self.tries, "prune": self.prune,
-                "prune_z": self.prune_z, "prune_bar": self.prune_bar, "top": self.top}
+                "prune_z": self.prune_z, "prune_bar": self.prune_bar, "top": self.top,
+                "guide": self._guide_arg(), "guide_p": self.guide_p}
+
+    def _guide_arg(self) -> Any:
+        return "none" if self.guide is None else self.guide
 
     def act(self, view: PlayerView) -> int:
         raise TypeError(
@@ -641,12 +696,16 @@ class SearchAgent(Agent):
                               playouts=self.playouts, rollout=rollout, z=self.z,
                               margin=self.margin, budget_ms=self.budget_ms, tries=self.tries,
                               prune=self.prune, prune_z=self.prune_z, threads=self.threads,
-                              prune_bar=self.prune_bar, top=self.top)
+                              prune_bar=self.prune_bar, top=self.top, guide=self._guide_arg(),
+                              guide_p=self.guide_p)
             choice = int(out["choice"])
+            # the actions played out in at least one world (top and guide leave some out)
+            played = [a for a, n in zip(out["legal"], out["played"]) if n > 0]
             self.last = {"worlds": out["worlds"], "attempts": out["attempts"],
-                         "means": dict(zip(out["legal"], out["means"])),
-                         "ses": dict(zip(out["legal"], out.get("ses", []))), "choice": choice,
-                         "playouts": out["playouts"]}
+                         "means": {a: m for a, m in zip(out["legal"], out["means"]) if a in played},
+                         "ses": {a: e for a, e in zip(out["legal"], out.get("ses", []))
+                                 if a in played},
+                         "choice": choice, "playouts": out["playouts"]}
             return choice
         legal = list(game.legal_actions())
         real = game if isinstance(game, FastGame) else FastGame.replay(game.record())

@@ -1,0 +1,166 @@
+"""The search's guide network (``search:guide=...``, search.hpp SearchOptions::guide): the
+network packaged for huaihua is the shipped distilled network's actor; the guide's argmax is the
+choice kept; only the candidates (the guide's choice, the rollout bot's choice and the actions
+the guide gives at least ``guide_p``) are played out; with every action a candidate and a guide
+that agrees with the bot it is the unguided search; bad options raise ValueError."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paohuzi_env import fast
+from paohuzi_env.agents import SearchAgent, make_agent
+from paohuzi_env.agents.network import load_network, packaged_guide, read_safetensors
+from paohuzi_env.agents.search import core_search, vector_search
+from paohuzi_env.rules import get_rules
+from tests.positions import expert_positions
+
+pytestmark = pytest.mark.skipif(not fast.available(), reason="the search needs the compiled core")
+
+ROOT = Path(__file__).resolve().parents[1]
+HU = 59
+
+
+def _positions(count: int, seed0: int = 40):
+    """Decisions with a choice and no win (the search is asked there), from expert play."""
+    out = []
+    for seed in range(seed0, seed0 + 60):
+        for seat in range(3):
+            for g in expert_positions("huaihua", seed, seat, every=3):
+                if HU not in g.legal_actions():
+                    out.append(g)
+                    if len(out) == count:
+                        return out
+    return out
+
+
+def _guide():
+    return load_network(packaged_guide("huaihua"), "huaihua")
+
+
+def _guide_policy(g, net):
+    """The guide's argmax and its probability of each legal action (softmax over the legal)."""
+    a, logits = fast._require().net_policy_action(g._g, net.core)
+    legal = g.legal_actions()
+    x = np.array([logits[b] for b in legal], float)
+    p = np.exp(x - x.max())
+    return int(a), dict(zip(legal, p / p.sum()))
+
+
+def _same(a: dict, b: dict) -> bool:
+    """Search results equal, NaN equal to NaN (the means of actions not played out)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def test_the_packaged_guide_is_the_shipped_distilled_actor():
+    path = packaged_guide("huaihua")
+    assert path == ROOT / "paohuzi_env" / "networks" / "huaihua.safetensors"
+    mine = read_safetensors(path)
+    shipped = read_safetensors(ROOT / "checkpoints" / "shipped" / "distilled.safetensors")
+    assert sorted(mine) == sorted(k for k in shipped if k.startswith("actor."))
+    for k, v in mine.items():
+        assert v.dtype == np.float32 and np.array_equal(v, shipped[k]), k
+    side = json.loads(path.with_suffix(".json").read_text())
+    ref = json.loads((ROOT / "checkpoints/shipped/distilled.json").read_text())
+    assert side["config"] == ref["config"] and side["rules"] == ref["rules"]
+    # only a preset's own rules have one
+    assert packaged_guide("yongzhou") is None
+    assert packaged_guide(dataclasses.replace(get_rules("huaihua"), min_huxi=10)) is None
+    assert make_agent("search").guide.path == path
+    assert make_agent("search", rules="yongzhou").guide is None
+    assert make_agent("search:guide=none").guide is None
+    assert make_agent("search:impl=python").guide is None  # the reference has none
+
+
+def test_only_the_candidates_are_played_and_the_guides_choice_is_kept():
+    net = _guide()
+    agreed = differed = 0
+    for g in _positions(40):
+        s = g.current_player
+        best, p = _guide_policy(g, net)
+        bot = g.expert_action()
+        for guide_p in (1.0, 0.1):
+            r = core_search(g, s, seed=3, samples=8, guide_p=guide_p)
+            cand = {best, bot} | {a for a, q in p.items() if q >= guide_p}
+            played = {a for a, n in zip(r["legal"], r["played"]) if n > 0}
+            if len(cand) == 1:
+                # nothing to compare: the guide's choice, no world sampled
+                assert (r["choice"], r["worlds"], r["playouts"]) == (best, 0, 0)
+                continue
+            assert played == cand
+            assert r["choice"] in cand
+            assert all(math.isnan(m) for m, n in zip(r["means"], r["played"]) if n == 0)
+            # the guide's choice is the one played in every world
+            assert r["played"][r["legal"].index(best)] == r["worlds"] == max(r["played"])
+            # a margin no gain clears: the guide's choice, whatever the worlds say
+            assert core_search(g, s, seed=3, samples=8, guide_p=guide_p,
+                               margin=1000)["choice"] == best
+        if best == bot:
+            agreed += 1
+        else:
+            differed += 1
+    assert agreed >= 5 and differed >= 3
+
+
+def test_every_action_a_candidate_and_an_agreeing_guide_is_the_unguided_search():
+    """guide_p=0 plays every legal action; where the guide's choice is the bot's, the search is
+    the unguided one world for world (the guide draws nothing from the generator)."""
+    net = _guide()
+    compared = 0
+    for g in _positions(30):
+        best, _ = _guide_policy(g, net)
+        if best != g.expert_action():
+            continue
+        for prune in (0, 4):
+            a = core_search(g, g.current_player, seed=11, samples=6, prune=prune, guide_p=0.0)
+            b = core_search(g, g.current_player, seed=11, samples=6, prune=prune, guide="none")
+            assert _same(a, b)
+        compared += 1
+    assert compared >= 5
+
+
+def test_the_guided_search_is_deterministic_over_threads_and_batches():
+    positions = _positions(12)
+    for g in positions:
+        s = g.current_player
+        one = core_search(g, s, seed=2, samples=8)
+        assert _same(one, core_search(g, s, seed=2, samples=8, threads=2))
+        assert _same(one, core_search(g, s, seed=2, samples=8, guide=_guide()))
+        assert _same(one, core_search(g, s, seed=2, samples=8,
+                                      guide=f"checkpoint:{packaged_guide('huaihua')}"))
+    vg = fast.VectorGame(6, "huaihua", seed=3)
+    for _ in range(5):
+        vg.step(vg.expert_actions())
+    a = vector_search(vg, None, seed=4, samples=6, threads=1)
+    assert (a == vg.search_actions(None, seed=4, samples=6, threads=2)).all()
+
+
+def test_bad_guide_options_raise_clear_errors():
+    g = _positions(1)[0]
+    s = g.current_player
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="guide_p"):
+            make_agent(f"search:guide_p={bad}")
+        with pytest.raises(ValueError, match="guide_p"):
+            core_search(g, s, seed=0, guide_p=bad)
+    with pytest.raises(ValueError, match="guide must be one of auto, none"):
+        make_agent("search:guide=mcts")
+    with pytest.raises(ValueError, match="not with a guide"):
+        make_agent("search:top=3")  # top ranks by the bot's values; the default has a guide
+    with pytest.raises(ValueError, match="compiled search"):
+        make_agent(f"search:impl=python,guide=checkpoint:{packaged_guide('huaihua')}")
+    with pytest.raises(ValueError, match="trained under rules 'huaihua'"):
+        make_agent(f"search:guide=checkpoint:{packaged_guide('huaihua')}", rules="yongzhou")
+    with pytest.raises(ValueError, match="guide network reads"):  # the binding checks it too
+        yz = fast.Game("yongzhou", seed=1)
+        while len(yz.legal_actions()) < 2 or HU in yz.legal_actions():
+            yz.step(yz.expert_action())
+        fast._require().search_action(yz._g, yz.current_player, (0, 1, 0, 1, 0, 0),
+                                      guide=_guide().core)
+    assert make_agent("search:top=3,guide=none").top == 3
