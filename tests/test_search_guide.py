@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from paohuzi_env import fast
-from paohuzi_env.agents import SearchAgent, make_agent
+from paohuzi_env.agents import make_agent
 from paohuzi_env.agents.network import load_network, packaged_guide, read_safetensors
 from paohuzi_env.agents.search import core_search, vector_search
 from paohuzi_env.rules import get_rules
