@@ -16,6 +16,13 @@ At each decision with more than one legal action the agent
    gain whose lower confidence bound (``z`` standard errors) clears ``margin`` points, so that
    the noise of a few playouts never decides.
 
+**Guided** (``guide=auto``, the default; docs/SEARCH.md): where a guide network is packaged for
+the rules (huaihua: the shipped distilled network's actor, ``paohuzi_env/networks/``), the
+network's masked argmax takes the place of the rollout bot's choice in step 3, and step 2 plays
+out only the candidates: that choice, the rollout bot's choice and every legal action the
+network gives at least ``guide_p``; a single candidate is taken with no world sampled.
+``guide=none`` is the unguided search (the default under presets without a packaged network).
+
 The agent never reads hidden state: what it samples from is a function of its seat's
 knowledge only (``tests/test_search.py`` changes the hidden cards of a position and checks the
 decision and every sampled world's public course stay the same for the same seed).
@@ -34,10 +41,10 @@ does not hold, so it is asked through :meth:`SearchAgent.act_game` (``paohuzi-ev
 project's harnesses do this for agents with an ``act_game`` method) and needs the compiled
 core (``paohuzi_env.fast``). Spec: ``search`` or, with every option at its default,
 ``search:samples=32,playouts=256,rollout=expert,z=2,margin=0,budget_ms=0,tries=8,prune=4,``
-``prune_z=1.5,prune_bar=1,top=0,threads=1,impl=core`` (see :func:`parse_search_spec` and
-:class:`SearchAgent`);
-``search:prune=0`` is the reference's algorithm on the core, ``search:impl=python`` the
-reference itself.
+``prune_z=1.5,prune_bar=1,top=0,threads=1,guide=auto,guide_p=0.1,impl=core`` (see
+:func:`parse_search_spec` and :class:`SearchAgent`);
+``search:prune=0,guide=none`` is the reference's algorithm on the core, ``search:impl=python``
+the reference itself.
 """
 
 from __future__ import annotations
@@ -467,7 +474,8 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     ``random``, ``checkpoint:PATH`` (a policy network, :func:`paohuzi_env.agents.network.load_network`;
     it also gives the choice the search keeps) or a loaded
     :class:`~paohuzi_env.agents.network.Network`; a network must have been trained under the
-    game's rules.
+    game's rules. ``guide`` / ``guide_p``: as :class:`SearchAgent`'s (default ``auto``: with
+    ``prune=0`` the answer is the reference's only with ``guide="none"``).
 
     Returns:
         a dict: ``choice``, ``worlds``, ``attempts``, ``playouts``, ``legal``, ``means`` (per
@@ -589,6 +597,16 @@ class SearchAgent(Agent):
             the bot's own value of each; 0 every legal action (the reference). Default ``TOP``
             for ``impl=core``, 0 for ``impl=python``; compiled search only.
         threads: threads for the playouts (compiled search only; decisions do not depend on it).
+        guide: ``auto`` (default: the network packaged for ``rules``,
+            :func:`paohuzi_env.agents.network.packaged_guide`, or none where there is none),
+            ``none``, ``checkpoint:PATH`` (a ``.safetensors`` policy, as for ``rollout``) or a
+            loaded :class:`~paohuzi_env.agents.network.Network`. Its argmax is the choice kept
+            unless a candidate clears the bar, and only the candidates are played out (see the
+            module docstring). Compiled search only (``auto`` means none for ``impl=python``);
+            not with ``top``.
+        guide_p: a legal action the guide gives at least this probability (softmax of its
+            logits over the legal actions) is a candidate; 1 keeps only the guide's and the
+            rollout bot's choices.
         impl: ``core`` (the compiled search, ``_core/search.cpp``) or ``python`` (this module's
             readable reference; the same decisions as ``core`` with ``prune=0`` for the same
             seed).
