@@ -69,11 +69,17 @@ def test_the_packaged_guide_is_the_shipped_distilled_actor():
     side = json.loads(path.with_suffix(".json").read_text())
     ref = json.loads((ROOT / "checkpoints/shipped/distilled.json").read_text())
     assert side["config"] == ref["config"] and side["rules"] == ref["rules"]
-    # only a preset's own rules have one
-    assert packaged_guide("yongzhou") is None
+    # yongzhou's is distilled-yongzhou.pt's actor
+    yz = packaged_guide("yongzhou")
+    shipped = read_safetensors(ROOT / "checkpoints" / "shipped" / "distilled-yongzhou.safetensors")
+    mine = read_safetensors(yz)
+    assert sorted(mine) == sorted(k for k in shipped if k.startswith("actor."))
+    assert all(np.array_equal(v, shipped[k]) for k, v in mine.items())
+    assert make_agent("search", rules="yongzhou").guide.path == yz
+    # only a preset's own rules have one, and only huaihua and yongzhou so far
     assert packaged_guide(dataclasses.replace(get_rules("huaihua"), min_huxi=10)) is None
+    assert packaged_guide("classic") is None and make_agent("search", rules="classic").guide is None
     assert make_agent("search").guide.path == path
-    assert make_agent("search", rules="yongzhou").guide is None
     assert make_agent("search:guide=none").guide is None
     assert make_agent("search:impl=python").guide is None  # the reference has none
 
@@ -157,6 +163,8 @@ def test_bad_guide_options_raise_clear_errors():
         make_agent(f"search:impl=python,guide=checkpoint:{packaged_guide('huaihua')}")
     with pytest.raises(ValueError, match="trained under rules 'huaihua'"):
         make_agent(f"search:guide=checkpoint:{packaged_guide('huaihua')}", rules="yongzhou")
+    with pytest.raises(ValueError, match="trained under rules 'yongzhou'"):
+        make_agent(f"search:guide=checkpoint:{packaged_guide('yongzhou')}", rules="huaihua")
     with pytest.raises(ValueError, match="guide network reads"):  # the binding checks it too
         yz = fast.Game("yongzhou", seed=1)
         while len(yz.legal_actions()) < 2 or HU in yz.legal_actions():
