@@ -10,8 +10,9 @@ plays a prefix of the reference's); ``mean ms`` etc. are CPU time of this proces
 
 * ``python`` — the readable reference (``search:impl=python``, samples 32, at most 256 playouts);
 * ``core, reference settings`` — the compiled search with the reference's settings
-  (``search:prune=0``): the same decisions as ``python`` (tests/test_fast_search.py);
-* ``core, default`` — the default spec ``search`` (pruning, see docs/SEARCH.md);
+  (``search:prune=0,guide=none``): the same decisions as ``python`` (tests/test_fast_search.py);
+* ``core, default`` — the default spec ``search`` (pruning and, under huaihua and yongzhou, a
+  guide network; see docs/SEARCH.md);
 * further rows for the options named with ``--specs``.
 
 The ``x python`` column divides the ``python`` row's mean CPU time by each row's. ``same``

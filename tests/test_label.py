@@ -201,6 +201,46 @@ def test_check_labels_names_a_bad_shard(tmp_path):
         check_labels(tmp_path)
 
 
+def test_check_labels_knows_which_searches_play_every_action(tmp_path):
+    """An unguided run must have a mean for every legal action of a searched row; a guided run
+    (the default spec under huaihua) only for its candidates, the chosen action among them."""
+    from training.label import plays_every_action
+
+    assert plays_every_action("search:guide=none", "huaihua")
+    assert plays_every_action("search", "classic")  # no packaged guide there
+    assert plays_every_action("search:impl=python", "huaihua")
+    assert not plays_every_action("search", "huaihua")
+    assert not plays_every_action("search:guide=none,top=2", "huaihua")
+    # unguided: one legal mean dropped is caught
+    label(LabelConfig(hands=2, search=TINY, seats=(0,), seed=3), tmp_path / "u", workers=1,
+          progress=False)
+    p = shard_path(tmp_path / "u", 0)
+    with np.load(p, allow_pickle=False) as z:
+        d = {k: z[k] for k in z.files}
+    i = int(np.flatnonzero(d["worlds"] >= 2)[0])
+    a = next(b for b in np.flatnonzero(d["mask"][i]) if b != d["action"][i])
+    d["mean"][i, a] = d["se"][i, a] = np.nan
+    np.savez_compressed(p, **d)
+    with pytest.raises(ValueError, match="finite exactly on the legal actions"):
+        check_labels(tmp_path / "u")
+    # guided: partial rows pass, and the chosen action's mean is required
+    label(LabelConfig(hands=3, search="search:samples=4,playouts=32", seats=(0,), seed=4),
+          tmp_path / "g", workers=1, progress=False)
+    assert check_labels(tmp_path / "g") > 0
+    d = load_labels(tmp_path / "g")
+    searched = d["worlds"] >= 2
+    fin = np.isfinite(d["mean"])
+    assert searched.any() and (fin.sum(axis=1)[searched] < d["mask"].sum(axis=1)[searched]).any()
+    p = shard_path(tmp_path / "g", 0)
+    with np.load(p, allow_pickle=False) as z:
+        d = {k: z[k] for k in z.files}
+    i = int(np.flatnonzero(d["worlds"] >= 2)[0])
+    d["mean"][i, d["action"][i]] = d["se"][i, d["action"][i]] = np.nan
+    np.savez_compressed(p, **d)
+    with pytest.raises(ValueError, match="and on the chosen action"):
+        check_labels(tmp_path / "g")
+
+
 def test_departures_replays_the_hands_and_compares_a_network(tmp_path, capsys):
     """training.departures rebuilds every labelled hand from its seed and the labels, finds no
     departure where the search could not leave expert (margin = 1000), and compares a network with

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from paohuzi_env import fast
-from paohuzi_env.agents import make_agent
+from paohuzi_env.agents import SearchAgent, make_agent
 from paohuzi_env.agents.network import load_network, packaged_guide, read_safetensors
 from paohuzi_env.agents.search import core_search, vector_search
 from paohuzi_env.rules import get_rules
@@ -27,12 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 HU = 59
 
 
-def _positions(count: int, seed0: int = 40):
+def _positions(count: int, seed0: int = 40, rules: str = "huaihua"):
     """Decisions with a choice and no win (the search is asked there), from expert play."""
     out = []
     for seed in range(seed0, seed0 + 60):
         for seat in range(3):
-            for g in expert_positions("huaihua", seed, seat, every=3):
+            for g in expert_positions(rules, seed, seat, every=3):
                 if HU not in g.legal_actions():
                     out.append(g)
                     if len(out) == count:
@@ -40,8 +40,8 @@ def _positions(count: int, seed0: int = 40):
     return out
 
 
-def _guide():
-    return load_network(packaged_guide("huaihua"), "huaihua")
+def _guide(rules: str = "huaihua"):
+    return load_network(packaged_guide(rules), rules)
 
 
 def _guide_policy(g, net):
@@ -58,6 +58,8 @@ def _same(a: dict, b: dict) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
+@pytest.mark.skipif(not (ROOT / "checkpoints" / "shipped" / "distilled.safetensors").is_file(),
+                    reason="the shipped checkpoints are not in this tree (an sdist)")
 def test_the_packaged_guide_is_the_shipped_distilled_actor():
     path = packaged_guide("huaihua")
     assert path == ROOT / "paohuzi_env" / "networks" / "huaihua.safetensors"
@@ -84,10 +86,11 @@ def test_the_packaged_guide_is_the_shipped_distilled_actor():
     assert make_agent("search:impl=python").guide is None  # the reference has none
 
 
-def test_only_the_candidates_are_played_and_the_guides_choice_is_kept():
-    net = _guide()
+@pytest.mark.parametrize("rules", ["huaihua", "yongzhou"])
+def test_only_the_candidates_are_played_and_the_guides_choice_is_kept(rules):
+    net = _guide(rules)
     agreed = differed = 0
-    for g in _positions(40):
+    for g in _positions(40, rules=rules):
         s = g.current_player
         best, p = _guide_policy(g, net)
         bot = g.expert_action()
@@ -96,8 +99,12 @@ def test_only_the_candidates_are_played_and_the_guides_choice_is_kept():
             cand = {best, bot} | {a for a, q in p.items() if q >= guide_p}
             played = {a for a, n in zip(r["legal"], r["played"]) if n > 0}
             if len(cand) == 1:
-                # nothing to compare: the guide's choice, no world sampled
+                # nothing to compare: the guide's choice, no world sampled, no number drawn
                 assert (r["choice"], r["worlds"], r["playouts"]) == (best, 0, 0)
+                rng = np.random.default_rng(8)
+                before = rng.bit_generator.state
+                assert core_search(g, s, rng=rng, samples=8, guide_p=guide_p)["worlds"] == 0
+                assert rng.bit_generator.state == before
                 continue
             assert played == cand
             assert r["choice"] in cand
@@ -112,6 +119,21 @@ def test_only_the_candidates_are_played_and_the_guides_choice_is_kept():
         else:
             differed += 1
     assert agreed >= 5 and differed >= 3
+
+
+def test_with_a_random_rollout_the_first_legal_action_is_a_candidate():
+    net = _guide()
+    seen = 0
+    for g in _positions(30):
+        best, _ = _guide_policy(g, net)
+        first = min(g.legal_actions())
+        if best == first:
+            continue
+        r = core_search(g, g.current_player, seed=1, samples=4, rollout="random", guide_p=1.0)
+        played = {a for a, n in zip(r["legal"], r["played"]) if n > 0}
+        assert played == {best, first}
+        seen += 1
+    assert seen >= 3
 
 
 def test_every_action_a_candidate_and_an_agreeing_guide_is_the_unguided_search():
@@ -172,3 +194,5 @@ def test_bad_guide_options_raise_clear_errors():
         fast._require().search_action(yz._g, yz.current_player, (0, 1, 0, 1, 0, 0),
                                       guide=_guide().core)
     assert make_agent("search:top=3,guide=none").top == 3
+    assert SearchAgent(impl="python", guide=None).guide is None  # None is "none"
+    assert SearchAgent(guide=None).guide is None

@@ -494,15 +494,31 @@ def add_waits(out: str | os.PathLike[str], progress: bool = True) -> int:
         lock.close()
 
 
+def plays_every_action(spec: str, rules: str) -> bool:
+    """Whether the search ``spec`` plays out every legal action of a searched decision under
+    ``rules``: no ``top`` and no guide network (``guide=none``, or ``auto`` where no network is
+    packaged for the rules, or the Python reference)."""
+    from paohuzi_env.agents.network import packaged_guide
+    from paohuzi_env.agents.search import GUIDE, TOP, parse_search_spec
+
+    opts = parse_search_spec(spec.partition(":")[2])
+    if opts.get("impl", "core") == "python":
+        return True
+    guide = opts.get("guide", GUIDE)
+    unguided = guide == "none" or (guide == "auto" and packaged_guide(rules) is None)
+    return unguided and not opts.get("top", TOP)
+
+
 def check_labels(out: str | os.PathLike[str]) -> int:
     """Read every finished shard of a run back and check it; returns the number of labels.
 
     Checks: each array's shape and dtype, the settings in every shard equal ``labels.json``,
     at least two legal actions per row, the chosen action legal, ``mean`` and ``se`` finite
-    (``se`` >= 0) on the same entries: only legal actions of searched rows (``worlds`` >= 2),
-    at least two in each such row (every legal action, but for a search that plays out only
-    some: ``top`` or a guide network), NaN elsewhere; ``points`` among ``scores`` at the row's
-    seat, hands within the run.
+    (``se`` >= 0) on the same entries: exactly the legal actions of searched rows (``worlds``
+    >= 2) for a search that plays out every action (:func:`plays_every_action`); for one that
+    plays out only some (``top``, a guide network) only legal actions of searched rows, at least
+    two and the chosen one in each; NaN elsewhere; ``points`` among ``scores`` at the row's seat,
+    hands within the run.
 
     Raises:
         ValueError: naming the shard and what is wrong.
@@ -510,6 +526,7 @@ def check_labels(out: str | os.PathLike[str]) -> int:
     out = Path(out)
     meta = json.loads((out / META).read_text(encoding="utf-8"))
     n_obs, hands = meta["obs_size"], meta["config"]["hands"]
+    every = plays_every_action(meta["config"]["search"], meta["config"]["rules"])
     total = 0
     for p, d in iter_shards(out):
         def bad(what: str, p: Path = p) -> ValueError:
@@ -541,10 +558,15 @@ def check_labels(out: str | os.PathLike[str]) -> int:
         want = mask & searched[:, None]
         fin = np.isfinite(d["mean"])
         for k in ("mean", "se"):
-            if not np.array_equal(np.isfinite(d[k]), fin) or np.isinf(d[k]).any() or \
-                    (fin & ~want).any() or (fin.sum(axis=1)[searched] < 2).any():
-                raise bad(f"{k} must be finite only on legal actions of searched rows, and on "
-                          "at least two of each (the same entries for mean and se)")
+            if np.isinf(d[k]).any() or not np.array_equal(np.isfinite(d[k]), fin):
+                raise bad(f"{k} must be finite or NaN, on the same entries for mean and se")
+        if every and not np.array_equal(fin, want):
+            raise bad("mean must be finite exactly on the legal actions of searched rows")
+        chosen = fin[rows, d["action"]]
+        if (fin & ~want).any() or (fin.sum(axis=1)[searched] < 2).any() or \
+                not chosen[searched].all():
+            raise bad("mean must be finite only on legal actions of searched rows, on at least "
+                      "two of each and on the chosen action")
         if (d["se"][fin] < 0).any():
             raise bad("a standard error is negative")
         if ((d["seat"] < 0) | (d["seat"] > 2)).any() or \

@@ -98,8 +98,12 @@ struct SearchOptions {
     // decision. Its masked argmax is the choice the search keeps unless another candidate clears
     // the bar (the role the rollout bot's choice has otherwise), and the candidates played out
     // are that choice, the rollout's own choice, and every legal action the guide gives a
-    // probability (softmax of its masked logits over the legal actions) of at least guide_p.
-    // When these are one action, it is taken with no world sampled. Not with `top`.
+    // probability (softmax of its masked logits over the legal actions) of at least guide_p
+    // (with rollout random, the rollout's choice is the first legal action, as it is without a
+    // guide). When these are one action, it is taken with no world sampled, the generator
+    // untouched. The worlds wanted are still min(samples, max(2, playouts / legal actions)), as
+    // without a guide, so that a guide offering every action is the unguided search. Not with
+    // `top`.
     std::shared_ptr<const NetPolicy> guide;
     double guide_p = 1.0;
 };

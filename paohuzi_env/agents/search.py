@@ -17,7 +17,8 @@ At each decision with more than one legal action the agent
    the noise of a few playouts never decides.
 
 **Guided** (``guide=auto``, the default; docs/SEARCH.md): where a guide network is packaged for
-the rules (huaihua: the shipped distilled network's actor, ``paohuzi_env/networks/``), the
+the rules (huaihua and yongzhou: the shipped distilled networks' actors,
+``paohuzi_env/networks/``), the
 network's masked argmax takes the place of the rollout bot's choice in step 3, and step 2 plays
 out only the candidates: that choice, the rollout bot's choice and every legal action the
 network gives at least ``guide_p``; a single candidate is taken with no world sampled.
@@ -30,10 +31,11 @@ decision and every sampled world's public course stay the same for the same seed
 Two implementations (docs/SEARCH.md, design (a)): the compiled search
 (``paohuzi_env/_core/search.cpp``, :func:`core_search`, :func:`vector_search`), which the agent
 uses, and this module's Python search (``impl=python``), kept as the readable reference. For the
-same generator state they sample the same deals draw for draw and, with ``prune=0``, take the
-same decisions with the same worlds and means (``tests/test_fast_search.py``). The default spec
-prunes (``prune=4``): after every 4 worlds it stops playing out an action whose gain over the
-rollout bot's choice cannot plausibly clear the bar of step 3, and ends when only that choice
+same generator state they sample the same deals draw for draw and, with ``prune=0`` and
+``guide=none``, take the same decisions with the same worlds and means
+(``tests/test_fast_search.py``). The default spec prunes (``prune=4``): after every 4 worlds it
+stops playing out an action whose gain over the kept choice (the rollout bot's, or the guide's
+with a guide) cannot plausibly clear the bar of step 3, and ends when only that choice
 is left.
 
 The search needs the hand's public course, which a :class:`~paohuzi_env.engine.PlayerView`
@@ -461,10 +463,11 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     (either engine).
 
     The worlds are drawn from ``rng`` (advanced exactly as :class:`SearchAgent`'s Python search
-    advances its generator), or from ``numpy.random.default_rng(seed)``. With ``prune=0`` the
-    answer is the Python reference's for the same generator state (``tests/test_fast_search.py``).
-    ``prune=K`` (K > 0) plays the worlds in rounds of K and, after each round, stops playing out
-    an action whose mean gain over the rollout bot's choice plus ``prune_z`` standard errors is
+    advances its generator), or from ``numpy.random.default_rng(seed)``. With ``prune=0`` and
+    ``guide="none"`` the answer is the Python reference's for the same generator state
+    (``tests/test_fast_search.py``). ``prune=K`` (K > 0) plays the worlds in rounds of K and,
+    after each round, stops playing out an action whose mean gain over the kept choice (the
+    rollout bot's; the guide's with a guide) plus ``prune_z`` standard errors is
     at most ``margin`` (with ``prune_bar``: at most the bar it must clear at the end, ``margin``
     plus ``z`` standard errors at the worlds wanted) — it cannot plausibly be chosen; the search
     ends when only the bot's choice is left. ``top=K`` (K >= 2) plays out only the rollout bot's
@@ -472,7 +475,7 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     ``played`` 0 and a NaN mean); 0 plays every action. ``threads`` plays a round's playouts on
     that many threads (the answer does not depend on it). ``rollout``: ``expert``, ``greedy``,
     ``random``, ``checkpoint:PATH`` (a policy network, :func:`paohuzi_env.agents.network.load_network`;
-    it also gives the choice the search keeps) or a loaded
+    with ``guide=none`` it also gives the choice the search keeps) or a loaded
     :class:`~paohuzi_env.agents.network.Network`; a network must have been trained under the
     game's rules. ``guide`` / ``guide_p``: as :class:`SearchAgent`'s (default ``auto``: with
     ``prune=0`` the answer is the reference's only with ``guide="none"``).
@@ -574,7 +577,7 @@ class SearchAgent(Agent):
             are fewer (at least 2), which keeps the slowest decisions bounded.
         rollout: the bot that plays the worlds out: ``expert``, ``greedy`` or ``random``, or
             ``checkpoint:PATH``: a trained policy network in every seat, playing its masked
-            argmax (and giving the choice the search keeps). ``PATH`` is a play-only
+            argmax (and, with ``guide=none``, giving the choice the search keeps). ``PATH`` is a play-only
             ``.safetensors`` policy with its ``.json`` sidecar (a ``.pt`` path reads the
             ``.safetensors`` beside it), trained under ``rules``; it is read with numpy alone
             and cached per file (:mod:`paohuzi_env.agents.network`). Compiled search only. A
@@ -598,7 +601,8 @@ class SearchAgent(Agent):
             for ``impl=core``, 0 for ``impl=python``; compiled search only.
         threads: threads for the playouts (compiled search only; decisions do not depend on it).
         guide: ``auto`` (default: the network packaged for ``rules``,
-            :func:`paohuzi_env.agents.network.packaged_guide`, or none where there is none),
+            :func:`paohuzi_env.agents.network.packaged_guide`: huaihua's and yongzhou's distilled
+            networks; none under the other presets),
             ``none``, ``checkpoint:PATH`` (a ``.safetensors`` policy, as for ``rollout``) or a
             loaded :class:`~paohuzi_env.agents.network.Network`. Its argmax is the choice kept
             unless a candidate clears the bar, and only the candidates are played out (see the
@@ -608,8 +612,8 @@ class SearchAgent(Agent):
             logits over the legal actions) is a candidate; 1 keeps only the guide's and the
             rollout bot's choices.
         impl: ``core`` (the compiled search, ``_core/search.cpp``) or ``python`` (this module's
-            readable reference; the same decisions as ``core`` with ``prune=0`` for the same
-            seed).
+            readable reference; the same decisions as ``core`` with ``prune=0`` and
+            ``guide=none`` for the same seed).
 
     Raises:
         ValueError: for a bad option, naming what is allowed.
@@ -648,6 +652,8 @@ class SearchAgent(Agent):
             raise ValueError(f"prune_bar must be 0 or 1, got {prune_bar!r}")
         if impl not in IMPLS:
             raise ValueError(f"impl must be one of {', '.join(IMPLS)}, got {impl!r}")
+        if guide is None:
+            guide = "none"
         if impl == "python" and guide == "auto":
             guide = "none"  # the reference has no guide
         if impl == "python" and (prune or threads != 1 or top or rollout not in ROLLOUTS
