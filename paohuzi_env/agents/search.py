@@ -413,17 +413,24 @@ def _set_rng_state(rng: np.random.Generator, t: tuple[int, int, int, int, int, i
         "has_uint32": t[4], "uinteger": t[5]}
 
 
+def _spec_network(value: Any, rules: Rules) -> Any:
+    """The :class:`~paohuzi_env.agents.network.Network` that ``value`` names (``checkpoint:PATH``
+    or a loaded network, checked against ``rules``), or None for anything else."""
+    from .network import Network, load_network
+
+    if isinstance(value, Network):
+        value.check_rules(rules)
+        return value
+    if isinstance(value, str) and value.startswith(NETWORK_ROLLOUT):
+        return load_network(value[len(NETWORK_ROLLOUT):], rules)
+    return None
+
+
 def _rollout_args(rollout: Any, rules: Rules) -> tuple[str, Any]:
     """The binding's ``rollout`` and ``net`` for a rollout bot's name, ``checkpoint:PATH`` or a
     loaded :class:`~paohuzi_env.agents.network.Network` (checked against ``rules``)."""
-    from .network import Network, load_network
-
-    if isinstance(rollout, Network):
-        rollout.check_rules(rules)
-        return "network", rollout.core
-    if isinstance(rollout, str) and rollout.startswith(NETWORK_ROLLOUT):
-        return "network", load_network(rollout[len(NETWORK_ROLLOUT):], rules).core
-    return rollout, None
+    net = _spec_network(rollout, rules)
+    return (rollout, None) if net is None else ("network", net.core)
 
 
 def _guide_network(guide: Any, rules: Rules) -> Any:
@@ -431,18 +438,16 @@ def _guide_network(guide: Any, rules: Rules) -> Any:
     (the network packaged for ``rules``, :func:`paohuzi_env.agents.network.packaged_guide`, or
     none where there is none), ``checkpoint:PATH`` or a loaded network (checked against
     ``rules``)."""
-    from .network import Network, load_network, packaged_guide
+    from .network import load_network, packaged_guide
 
     if guide is None or guide == "none":
         return None
-    if isinstance(guide, Network):
-        guide.check_rules(rules)
-        return guide
     if guide == "auto":
         path = packaged_guide(rules)
         return None if path is None else load_network(path, rules)
-    if isinstance(guide, str) and guide.startswith(NETWORK_ROLLOUT):
-        return load_network(guide[len(NETWORK_ROLLOUT):], rules)
+    net = _spec_network(guide, rules)
+    if net is not None:
+        return net
     raise ValueError(f"guide must be one of {', '.join(GUIDES)} or {NETWORK_ROLLOUT}PATH, "
                      f"got {guide!r}")
 
@@ -698,10 +703,7 @@ class SearchAgent(Agent):
         return {"samples": self.samples, "playouts": self.playouts, "rollout": rollout,
                 "z": self.z, "margin": self.margin, "tries": self.tries, "prune": self.prune,
                 "prune_z": self.prune_z, "prune_bar": self.prune_bar, "top": self.top,
-                "guide": self._guide_arg(), "guide_p": self.guide_p}
-
-    def _guide_arg(self) -> Any:
-        return "none" if self.guide is None else self.guide
+                "guide": self.guide, "guide_p": self.guide_p}
 
     def act(self, view: PlayerView) -> int:
         raise TypeError(
@@ -720,11 +722,11 @@ class SearchAgent(Agent):
                               playouts=self.playouts, rollout=rollout, z=self.z,
                               margin=self.margin, budget_ms=self.budget_ms, tries=self.tries,
                               prune=self.prune, prune_z=self.prune_z, threads=self.threads,
-                              prune_bar=self.prune_bar, top=self.top, guide=self._guide_arg(),
+                              prune_bar=self.prune_bar, top=self.top, guide=self.guide,
                               guide_p=self.guide_p)
             choice = int(out["choice"])
             # the actions played out in at least one world (top and guide leave some out)
-            played = [a for a, n in zip(out["legal"], out["played"]) if n > 0]
+            played = {a for a, n in zip(out["legal"], out["played"]) if n > 0}
             self.last = {"worlds": out["worlds"], "attempts": out["attempts"],
                          "means": {a: m for a, m in zip(out["legal"], out["means"]) if a in played},
                          "ses": {a: e for a, e in zip(out["legal"], out.get("ses", []))
