@@ -2,7 +2,7 @@
 pyproject.toml.
 
 The extension is optional: where no C++ compiler exists the install still succeeds and the
-package runs on the Python engine (``paohuzi_env.fast.available()`` is then False, with one
+package runs on the Python engine (``paohuzi_env.backends.fast.available()`` is then False, with one
 warning at import).
 
 Flags per compiler (pybind11's ``Pybind11Extension`` adds the C++17 switch, ``/EHsc`` and
@@ -61,7 +61,7 @@ if not os.environ.get("PAOHUZI_NO_EXT"):
         cmdclass["build_ext"] = BuildExt
         ext_modules.append(Pybind11Extension(
             "paohuzi_env._fast",
-            sorted(glob.glob("paohuzi_env/_core/*.cpp")),
+            sorted(glob.glob("paohuzi_env/backends/_core/*.cpp")),
             cxx_std=17,
             # a failed build leaves the pure-Python package working; not so the warning check
             optional=not os.environ.get("PAOHUZI_WERROR"),

@@ -50,7 +50,8 @@ def main() -> int:
     import numpy as np
 
     import paohuzi_env
-    from paohuzi_env import engine, fast
+    from paohuzi_env import fast
+    from paohuzi_env.game import engine
 
     where = Path(paohuzi_env.__file__).resolve()
     print(f"paohuzi_env {paohuzi_env.__version__} from {where.parent}")

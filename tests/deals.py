@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from paohuzi_env.actions import GROUP_ID
-from paohuzi_env.cards import COPIES, NUM_KINDS, WANG, code, kinds_of, parse
-from paohuzi_env.cards import format as fmt
-from paohuzi_env.engine import Game, check_invariants
-from paohuzi_env.rules import Rules, as_rules
+from paohuzi_env.game.actions import GROUP_ID
+from paohuzi_env.game.cards import COPIES, NUM_KINDS, WANG, code, kinds_of, parse
+from paohuzi_env.game.cards import format as fmt
+from paohuzi_env.game.engine import Game, check_invariants
+from paohuzi_env.game.rules import Rules, as_rules
 
 HAND_SIZE = 20
 WALL_SIZE = 19

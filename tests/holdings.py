@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from paohuzi_env import Win, evaluate_win
-from paohuzi_env.cards import parse
+from paohuzi_env.game.cards import parse
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from paohuzi_env.agents import (
     register_agent,
     unregister_agent,
 )
-from paohuzi_env.engine import Game, check_invariants
+from paohuzi_env.game.engine import Game, check_invariants
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -105,7 +105,7 @@ def test_agents_reject_non_views_and_unknown_specs():
 
 
 def test_checkpoint_prefix_comes_from_the_installed_entry_point():
-    # What pyproject.toml declares (the installed name of training/ is paohuzi_training).
+    # What pyproject.toml declares (the installed name of paohuzi_training/ is paohuzi_training).
     toml = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     declared = re.search(r'^checkpoint\s*=\s*"([^"]+)"', toml, re.M)
     assert declared and declared[1] == "paohuzi_training.policy:load_checkpoint_agent"
@@ -207,7 +207,7 @@ def test_a_bot_picks_its_compiled_twin_itself():
     reference engine act(view) decides."""
     from paohuzi_env import fast
     from paohuzi_env.agents import decide
-    from paohuzi_env.reference import ReferenceGame
+    from paohuzi_env.backends.reference import ReferenceGame
 
     if not fast.available():
         pytest.skip("the compiled core is not built")

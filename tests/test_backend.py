@@ -1,4 +1,4 @@
-"""Backend choice (paohuzi_env.backend): the AEC env, SingleAgentEnv, the harness and `paohuzi play`
+"""Backend choice (paohuzi_env.backends.select): the AEC env, SingleAgentEnv, the harness and `paohuzi play`
 run on the compiled core or the Python reference with the same results; without the compiled
 core everything runs on Python with one warning."""
 
@@ -12,9 +12,9 @@ import pytest
 
 import paohuzi_env
 from paohuzi_env import fast
-from paohuzi_env.backend import resolve_backend
-from paohuzi_env.wrappers import SingleAgentEnv
-from training.evaluate import evaluate
+from paohuzi_env.backends.select import resolve_backend
+from paohuzi_env.envs.wrappers import SingleAgentEnv
+from paohuzi_training.evaluate import evaluate
 
 needs_core = pytest.mark.skipif(not fast.available(), reason="compiled core not built")
 
@@ -83,11 +83,11 @@ with warnings.catch_warnings(record=True) as w:
     warnings.simplefilter("always")
     import paohuzi_env
     from paohuzi_env import fast
-    import paohuzi_env.fast
+    import paohuzi_env.backends.fast
 msgs = [str(x.message) for x in w if "Python engine will be used" in str(x.message)]
 assert len(msgs) == 1, msgs
 assert not fast.available()
-from paohuzi_env.backend import resolve_backend
+from paohuzi_env.backends.select import resolve_backend
 assert resolve_backend("auto") == "python"
 try:
     resolve_backend("fast")
@@ -108,12 +108,12 @@ print("ok")
 @needs_core
 @pytest.mark.parametrize("rules", ["huaihua", "yongzhou"])
 def test_both_backends_satisfy_one_game_interface_with_the_same_answers(rules):
-    """paohuzi_env.protocol.GameProtocol: the reference adapter (ReferenceGame, Python encoders
+    """paohuzi_env.backends.protocol.GameProtocol: the reference adapter (ReferenceGame, Python encoders
     and bots) and fast.Game give bit-identical observations, masks and states, the same bot
     choices, and independent clones, at every decision of seeded hands."""
-    from paohuzi_env.backend import game_class
-    from paohuzi_env.protocol import GameProtocol
-    from paohuzi_env.reference import ReferenceGame
+    from paohuzi_env.backends.protocol import GameProtocol
+    from paohuzi_env.backends.reference import ReferenceGame
+    from paohuzi_env.backends.select import game_class
 
     assert game_class("python") is ReferenceGame and game_class("fast") is fast.Game
     decisions = 0
@@ -146,8 +146,8 @@ def test_the_reference_vector_game_has_the_core_surface_and_answers():
     ReferenceGame played as stepped; observe/wait_features/policy_actions/state/playout_after
     agree with the compiled core on the same positions; an illegal action moves no hand; finished hands report
     their points and are dealt afresh."""
-    from paohuzi_env.engine import IllegalActionError
-    from paohuzi_env.reference import ReferenceGame, ReferenceVectorGame
+    from paohuzi_env.backends.reference import ReferenceGame, ReferenceVectorGame
+    from paohuzi_env.game.engine import IllegalActionError
 
     vg = ReferenceVectorGame(4, "huaihua", seed=5)
     obs, mask, seat, decision = vg.observe()

@@ -1,4 +1,4 @@
-"""``python -m paohuzi_env.bench core``: every row is printed; no timing thresholds here."""
+"""``python -m paohuzi_env.dev.bench core``: every row is printed; no timing thresholds here."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from paohuzi_env import bench, fast
+from paohuzi_env import fast
+from paohuzi_env.dev import bench
 
 needs_core = pytest.mark.skipif(not fast.available(), reason="the compiled core is not built")
 

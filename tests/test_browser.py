@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from paohuzi_env.agents import make_agent
-from paohuzi_env.engine import Game
-from paohuzi_env.replay_html import write_replay
+from paohuzi_env.apps.replay_html import write_replay
+from paohuzi_env.game.engine import Game
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (test extra)")
 pytest.importorskip("starlette", reason="the serve extra (starlette) is not installed")
@@ -30,7 +30,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from paohuzi_env.serve import create_app  # noqa: E402
+from paohuzi_env.apps.serve import create_app  # noqa: E402
 
 WAIT_S = 20
 

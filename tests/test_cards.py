@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from paohuzi_env import cards
-from paohuzi_env.cards import (
+from paohuzi_env.game import cards
+from paohuzi_env.game.cards import (
     BIG_KINDS,
     COPIES,
     NUM_CARDS,

@@ -15,8 +15,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("safetensors")
 
 from paohuzi_env.agents import make_agent  # noqa: E402
-from paohuzi_env.engine import Game  # noqa: E402
-from training.checkpoint import (  # noqa: E402
+from paohuzi_env.game.engine import Game  # noqa: E402
+from paohuzi_training.checkpoint import (  # noqa: E402
     TRUST_ENV,
     convert_checkpoint,
     export_policy,
@@ -24,7 +24,7 @@ from training.checkpoint import (  # noqa: E402
     save_checkpoint,
     sidecar_path,
 )
-from training.checkpoint import main as checkpoint_main  # noqa: E402
+from paohuzi_training.checkpoint import main as checkpoint_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "checkpoints" / "shipped"
@@ -143,7 +143,7 @@ def test_safetensors_pair_is_checked(tmp_path):
     with pytest.raises(ValueError, match="not a paohuzi policy sidecar"):
         load_checkpoint(st)
     with pytest.raises(ValueError, match="ends in .safetensors"):
-        from training.checkpoint import save_safetensors
+        from paohuzi_training.checkpoint import save_safetensors
 
         save_safetensors(tmp_path / "x.pt", {"model": {}})
 
@@ -163,7 +163,7 @@ def test_refused_unless_trusted(evil):
 
 
 def test_paohuzi_eval_refuses_it(evil, capsys):
-    from training.evaluate import main
+    from paohuzi_training.evaluate import main
 
     path, marker = evil
     args = [f"checkpoint:{path}", "--vs", "random", "--deals", "1", "--workers", "1", "--no-progress"]
@@ -177,7 +177,7 @@ def test_paohuzi_eval_refuses_it(evil, capsys):
 def test_paohuzi_serve_refuses_it(evil, capsys):
     pytest.importorskip("starlette")
     pytest.importorskip("uvicorn")
-    from paohuzi_env.cli import main
+    from paohuzi_env.apps.cli import main
 
     path, marker = evil
     assert main(["serve", "--opponents", f"checkpoint:{path}", "random", "--port", "8999"]) == 2
@@ -186,7 +186,7 @@ def test_paohuzi_serve_refuses_it(evil, capsys):
 
 
 def test_paohuzi_play_refuses_it(evil, capsys, tmp_path):
-    from paohuzi_env.cli import main
+    from paohuzi_env.apps.cli import main
 
     path, marker = evil
     assert main(["play", "--opponents", "random", f"checkpoint:{path}", "--hands", "1",
@@ -196,7 +196,7 @@ def test_paohuzi_play_refuses_it(evil, capsys, tmp_path):
 
 
 def test_paohuzi_train_resume_refuses_it(evil, capsys, tmp_path, monkeypatch):
-    from training.ppo import main
+    from paohuzi_training.ppo import main
 
     path, marker = evil
     monkeypatch.chdir(tmp_path)

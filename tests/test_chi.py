@@ -1,4 +1,4 @@
-"""The 吃/比 legality search (paohuzi_env/chi.py) against a brute force that names whole chains.
+"""The 吃/比 legality search (paohuzi_env/game/chi.py) against a brute force that names whole chains.
 
 R-CHI-1: the 吃 group's other two cards come from the hand, never a 坎. R-CHI-2: every copy of c
 left in the hand goes out in further groups containing c, all three cards from the hand (no 坎).
@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from paohuzi_env.actions import GROUPS, GROUPS_WITH, group_cards
-from paohuzi_env.cards import NUM_KINDS, parse
-from paohuzi_env.chi import bi_completable, bi_groups, chi_groups, chi_need, discard_target, take, usable
+from paohuzi_env.game.actions import GROUPS, GROUPS_WITH, group_cards
+from paohuzi_env.game.cards import NUM_KINDS, parse
+from paohuzi_env.game.chi import bi_completable, bi_groups, chi_groups, chi_need, discard_target, take, usable
 
 
 def gid(text: str) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from paohuzi_env.cli import main
+from paohuzi_env.apps.cli import main
 
 
 def test_score_prints_decomposition_and_score(capsys):

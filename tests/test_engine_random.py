@@ -17,9 +17,15 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pytest
 
-from paohuzi_env.actions import HU, PASS, PENG, is_group
-from paohuzi_env.engine import Game, IllegalActionError, check_invariants, play_random_hand, wang_payments
-from paohuzi_env.rules import get_rules
+from paohuzi_env.game.actions import HU, PASS, PENG, is_group
+from paohuzi_env.game.engine import (
+    Game,
+    IllegalActionError,
+    check_invariants,
+    play_random_hand,
+    wang_payments,
+)
+from paohuzi_env.game.rules import get_rules
 
 RULE_SETS = {
     "huaihua": get_rules("huaihua"),

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import pytest
 
-from paohuzi_env.actions import HU, PASS, PENG
-from paohuzi_env.engine import IllegalActionError
-from paohuzi_env.rules import get_rules
+from paohuzi_env.game.actions import HU, PASS, PENG
+from paohuzi_env.game.engine import IllegalActionError
+from paohuzi_env.game.rules import get_rules
 from tests.deals import D, G, build_deck, cards, hand, new_game, play, table
 
 # The quiet BASE deal (dealer seat 0; 亮张 捌).
@@ -1124,7 +1124,7 @@ def test_dihu_follows_the_first_discard_not_the_first_take_in(monkeypatch):
     # not discarded yet, even after it took cards in without owing a discard. Next (two 提) 碰s
     # 一 and owes no discard: the engine still asks every later HU of next's as 地胡; once next
     # has discarded, no longer. (The deal of the test above; every HU evaluation is recorded.)
-    import paohuzi_env.engine as engine
+    import paohuzi_env.game.engine as engine
 
     seen: list[tuple[int, bool]] = []
     real = engine.evaluate_counts

@@ -11,10 +11,10 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import paohuzi_env
-from paohuzi_env.actions import NUM_ACTIONS, PASS
-from paohuzi_env.aec_env import raw_env
-from paohuzi_env.engine import Game
-from paohuzi_env.observation import OBS_SIZE, encode
+from paohuzi_env.encode.observation import OBS_SIZE, encode
+from paohuzi_env.envs.aec_env import raw_env
+from paohuzi_env.game.actions import NUM_ACTIONS, PASS
+from paohuzi_env.game.engine import Game
 
 PRESETS = ["huaihua", "huaihua-468", "classic", "zipai", "hongshanzhang", "yongzhou"]
 
@@ -314,14 +314,14 @@ def _mask(env) -> list[int]:
 
 
 def _decision_bits(env) -> list[float]:
-    from paohuzi_env.observation import DECISION
+    from paohuzi_env.encode.observation import DECISION
 
     return env.observe(env.agent_selection)["observation"][DECISION:DECISION + 5].tolist()
 
 
 def test_every_decision_kind_is_masked_in_scripted_hands():
-    from paohuzi_env.actions import HU, PENG
-    from paohuzi_env.rules import get_rules
+    from paohuzi_env.game.actions import HU, PENG
+    from paohuzi_env.game.rules import get_rules
     from tests import test_engine_scenarios as sc
     from tests.deals import D, G, new_game
 
@@ -367,8 +367,8 @@ def test_every_decision_kind_is_masked_in_scripted_hands():
 
 
 def test_reward_of_every_mode_on_hand_computed_results():
-    from paohuzi_env.engine import Result
-    from paohuzi_env.rewards import NORMALIZER, REWARD_MODES, reward_from_scores, reward_of
+    from paohuzi_env.encode.rewards import NORMALIZER, REWARD_MODES, reward_from_scores, reward_of
+    from paohuzi_env.game.engine import Result
 
     assert REWARD_MODES == ("score", "win", "normalized") and NORMALIZER == 64.0
     win5 = Result(winner=0, scores=(10, -5, -5), win=None, reason="hu")  # a win of score 5
@@ -393,7 +393,7 @@ def test_reward_of_every_mode_on_hand_computed_results():
 
 
 def test_env_rewards_are_reward_of_the_result():
-    from paohuzi_env.rewards import REWARD_MODES, reward_of
+    from paohuzi_env.encode.rewards import REWARD_MODES, reward_of
 
     for mode in REWARD_MODES:
         env = raw_env(reward=mode)
@@ -408,7 +408,7 @@ def test_env_rewards_are_reward_of_the_result():
 
 
 def test_state_is_the_observation_then_state_extra():
-    from paohuzi_env.state import STATE_EXTRA_SIZE, STATE_SIZE, encode_state, state_extra
+    from paohuzi_env.encode.state import STATE_EXTRA_SIZE, STATE_SIZE, encode_state, state_extra
 
     assert (STATE_EXTRA_SIZE, STATE_SIZE) == (160, 923) and STATE_SIZE == OBS_SIZE + STATE_EXTRA_SIZE
     env = raw_env()
@@ -436,7 +436,7 @@ def test_wrapped_env_reads_the_raw_envs_attributes_and_keeps_pettingzoos_checks(
     still refuses them before reset(), and writes reach the raw env."""
     from pettingzoo.utils import wrappers
 
-    from paohuzi_env.aec_env import _HOT
+    from paohuzi_env.envs.aec_env import _HOT
 
     e = paohuzi_env.env()
     assert isinstance(e, wrappers.OrderEnforcingWrapper)

@@ -1,5 +1,5 @@
 """The compiled bots (paohuzi_env._fast.greedy_action / expert_action, _core/bots.cpp) against
-the readable reference, paohuzi_env.agents.heuristic's GreedyAgent and ExpertAgent.
+the readable reference, paohuzi_env.bots.heuristic's GreedyAgent and ExpertAgent.
 
 Positions come from seeded games of every preset, played by a seeded mix of the expert's, the
 greedy bot's and uniformly random choices (so that near-win hands, claims and 比 chains are as
@@ -21,9 +21,9 @@ import multiprocessing
 import numpy as np
 import pytest
 
-from paohuzi_env.agents.heuristic import ExpertAgent, GreedyAgent
-from paohuzi_env.engine import Game
-from paohuzi_env.rules import get_rules, preset_names
+from paohuzi_env.bots.heuristic import ExpertAgent, GreedyAgent
+from paohuzi_env.game.engine import Game
+from paohuzi_env.game.rules import get_rules, preset_names
 
 try:
     from paohuzi_env import _fast

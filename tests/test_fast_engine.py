@@ -1,4 +1,4 @@
-"""The compiled engine (paohuzi_env.fast, paohuzi_env/_core/engine.cpp, observation.cpp,
+"""The compiled engine (paohuzi_env.backends.fast, paohuzi_env/backends/_core/engine.cpp, observation.cpp,
 vector.cpp) against the Python reference, decision by decision.
 
 Differential play: each hand is dealt once (the Python engine's seeded deal) and played on both
@@ -35,12 +35,12 @@ import numpy as np
 import pytest
 
 from paohuzi_env import fast
-from paohuzi_env.actions import HU, NUM_ACTIONS, PENG, is_group
-from paohuzi_env.engine import Game, IllegalActionError, check_invariants
-from paohuzi_env.observation import encode, obs_size
-from paohuzi_env.rewards import REWARD_MODES, reward_of
-from paohuzi_env.rules import PRESETS, Rules, get_rules
-from paohuzi_env.state import encode_state, state_extra, state_size
+from paohuzi_env.encode.observation import encode, obs_size
+from paohuzi_env.encode.rewards import REWARD_MODES, reward_of
+from paohuzi_env.encode.state import encode_state, state_extra, state_size
+from paohuzi_env.game.actions import HU, NUM_ACTIONS, PENG, is_group
+from paohuzi_env.game.engine import Game, IllegalActionError, check_invariants
+from paohuzi_env.game.rules import PRESETS, Rules, get_rules
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="paohuzi_env._fast is not built")
 
@@ -404,7 +404,7 @@ def test_clone_is_independent_and_playout_leaves_the_hand():
 
 
 def test_bots_agree_with_python_bots():
-    from paohuzi_env.agents.heuristic import ExpertAgent, GreedyAgent
+    from paohuzi_env.bots.heuristic import ExpertAgent, GreedyAgent
 
     for name in ("huaihua", "yongzhou"):
         for seed in range(20):
@@ -601,7 +601,7 @@ def test_without_the_extension_fast_warns_once_and_refuses():
         "with warnings.catch_warnings(record=True) as w:\n"
         "    warnings.simplefilter('always')\n"
         "    from paohuzi_env import fast\n"
-        "    import paohuzi_env.fast\n"
+        "    import paohuzi_env.backends.fast\n"
         "assert len([x for x in w if 'paohuzi_env._fast' in str(x.message)]) == 1, w\n"
         "assert not fast.available() and 'cannot be imported' in fast.unavailable_reason()\n"
         "for make in (lambda: fast.Game('huaihua', seed=1), lambda: fast.VectorGame(2)):\n"

@@ -1,4 +1,4 @@
-"""Every field of :class:`paohuzi_env.rules.Rules` reaches the compiled core.
+"""Every field of :class:`paohuzi_env.game.rules.Rules` reaches the compiled core.
 
 The core converts a Rules in one place (``_core/rules.hpp`` PHZ_RULE_FIELDS, read by
 ``bind_scoring.cpp`` convert_rules); equality and the memo keys are derived from the same list.
@@ -25,13 +25,13 @@ import random
 import numpy as np
 import pytest
 
-from paohuzi_env import engine, scoring
-from paohuzi_env.cards import counts_of
-from paohuzi_env.rules import PRESETS, YONGZHOU, Rules, get_rules
-from paohuzi_env.testing import random_winning_holding
+from paohuzi_env.game import engine, scoring
+from paohuzi_env.game.cards import counts_of
+from paohuzi_env.game.rules import PRESETS, YONGZHOU, Rules, get_rules
+from paohuzi_env.game.testing import random_winning_holding
 
 fast = pytest.importorskip("paohuzi_env._fast")
-fast_py = pytest.importorskip("paohuzi_env.fast")
+fast_py = pytest.importorskip("paohuzi_env.backends.fast")
 
 FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
 

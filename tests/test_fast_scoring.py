@@ -3,7 +3,7 @@
 Differential tests: ``_fast.evaluate_counts`` must return the same ``scoring.Win`` (every field:
 huxi, tun, fan, score, names in order, groups in order, red/big/small, wang_as) or None as
 ``scoring.evaluate_counts`` on the same canonical arguments; ``_fast.chi_groups`` /
-``_fast.bi_groups`` the same as ``paohuzi_env.chi``. Holdings are random: winning ones built
+``_fast.bi_groups`` the same as ``paohuzi_env.game.chi``. Holdings are random: winning ones built
 from legal groups (R-WIN-1) with the winning card read every way R-WIN-2 / R-FLOW-2..4 allow
 (a loose card, 跑 from a 坎 or a table 偎/碰, 偎/提 on a draw), complete holdings, forced 天胡
 (R-START-1), near misses and random deals; yongzhou holdings with one or two 王 (R-WANG-4..7,
@@ -24,11 +24,11 @@ from collections import Counter
 
 import pytest
 
-from paohuzi_env import chi as pychi
-from paohuzi_env import scoring
-from paohuzi_env.actions import GROUPS
-from paohuzi_env.rules import PRESETS, Rules, get_rules
-from paohuzi_env.testing import take_loose_win, winning_groups
+from paohuzi_env.game import chi as pychi
+from paohuzi_env.game import scoring
+from paohuzi_env.game.actions import GROUPS
+from paohuzi_env.game.rules import PRESETS, Rules, get_rules
+from paohuzi_env.game.testing import take_loose_win, winning_groups
 
 fast = pytest.importorskip("paohuzi_env._fast")
 if not hasattr(fast, "evaluate_counts"):
@@ -556,7 +556,7 @@ def test_small_memo_tables_agree():
 
 
 def test_group_tables_match_python():
-    from paohuzi_env import actions, groups
+    from paohuzi_env.game import actions, groups
 
     chi_groups, groups_with, names = fast._tables()
     assert chi_groups == groups.CHI_GROUPS

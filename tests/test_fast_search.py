@@ -1,4 +1,4 @@
-"""The compiled search (paohuzi_env/_core/search.cpp) against the Python reference
+"""The compiled search (paohuzi_env/backends/_core/search.cpp) against the Python reference
 (paohuzi_env/agents/search.py): the same generator state gives the same sampled deals, the same
 replay verdicts, the same generator state afterwards, and the same decisions, worlds, attempts
 and mean outcomes. Also its batched form on a VectorGame, its extra options (pruning, threads)
@@ -21,7 +21,7 @@ from paohuzi_env.agents.search import (
     core_search,
     vector_search,
 )
-from paohuzi_env.rules import preset_names
+from paohuzi_env.game.rules import preset_names
 from tests.positions import expert_positions
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="the search needs the compiled core")
@@ -275,7 +275,7 @@ def test_bad_input_raises_clear_errors():
 
 
 def test_bench_search_times_the_reference_and_the_compiled_search(capsys):
-    from paohuzi_env import bench
+    from paohuzi_env.dev import bench
 
     bench.main(["search", "--positions", "3", "--python-positions", "2", "--specs",
                 "search:prune=2,samples=4"])

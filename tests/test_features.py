@@ -1,4 +1,4 @@
-"""The wait features (paohuzi_env/features.py, paohuzi-waits-v1): a holding worked out by hand,
+"""The wait features (paohuzi_env/encode/features.py, paohuzi-waits-v1): a holding worked out by hand,
 the compiled core against the readable reference on every preset, and bad input."""
 
 from __future__ import annotations
@@ -10,10 +10,17 @@ import numpy as np
 import pytest
 
 from paohuzi_env import fast
-from paohuzi_env.cards import parse
-from paohuzi_env.engine import Game
-from paohuzi_env.features import LIVE_AFTER, POINTS_AFTER, READY_AFTER, WAIT_FEATURES, WIN_NOW, wait_features
-from paohuzi_env.rules import get_rules, preset_names
+from paohuzi_env.encode.features import (
+    LIVE_AFTER,
+    POINTS_AFTER,
+    READY_AFTER,
+    WAIT_FEATURES,
+    WIN_NOW,
+    wait_features,
+)
+from paohuzi_env.game.cards import parse
+from paohuzi_env.game.engine import Game
+from paohuzi_env.game.rules import get_rules, preset_names
 
 needs_core = pytest.mark.skipif(not fast.available(), reason="needs the compiled core")
 HANDS = max(2, round(6 * float(os.environ.get("PAOHUZI_FAST_HANDS", "1"))))

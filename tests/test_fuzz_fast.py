@@ -3,7 +3,7 @@
 Random sequences of ``fast.Game`` and ``fast.VectorGame`` calls: legal and illegal actions,
 garbage action values, calls after the hand is over, ``clone``, and arrays of the wrong dtype,
 shape, contiguity or writability passed to ``observation``/``observe``/``step``/``state``. Every
-call must either behave as the Python reference does (``paohuzi_env.engine.Game``, stepped in
+call must either behave as the Python reference does (``paohuzi_env.game.engine.Game``, stepped in
 lockstep) or raise a Python exception of an expected type with a message — never crash the
 process, never raise SystemError, never leave a half-applied step behind.
 
@@ -31,9 +31,9 @@ from hypothesis.stateful import (  # noqa: E402
 )
 
 from paohuzi_env import fast  # noqa: E402
-from paohuzi_env.actions import NUM_ACTIONS  # noqa: E402
-from paohuzi_env.engine import Game, IllegalActionError  # noqa: E402
-from paohuzi_env.observation import encode  # noqa: E402
+from paohuzi_env.encode.observation import encode  # noqa: E402
+from paohuzi_env.game.actions import NUM_ACTIONS  # noqa: E402
+from paohuzi_env.game.engine import Game, IllegalActionError  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="paohuzi_env._fast is not built")
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from paohuzi_env.cards import parse
-from paohuzi_env.groups import (
+from paohuzi_env.game.cards import parse
+from paohuzi_env.game.groups import (
     JIAOS,
     MELD_TYPES,
     SEQUENCES,
@@ -200,8 +200,8 @@ def test_meld_with_a_bad_card():
 
 
 def test_chi_groups_are_the_38_groups_in_action_order():
-    from paohuzi_env import actions
-    from paohuzi_env.groups import CHI_GROUPS
+    from paohuzi_env.game import actions
+    from paohuzi_env.game.groups import CHI_GROUPS
 
     assert len(CHI_GROUPS) == 38 == actions.NUM_GROUPS
     assert len(set(CHI_GROUPS)) == 38
@@ -223,7 +223,7 @@ def test_chi_groups_are_the_38_groups_in_action_order():
 
 
 def test_sequences_and_jiaos_split_the_table_in_their_documented_order():
-    from paohuzi_env.groups import CHI_GROUPS
+    from paohuzi_env.game.groups import CHI_GROUPS
 
     assert set(SEQUENCES) | set(JIAOS) == set(CHI_GROUPS)
     assert not set(SEQUENCES) & set(JIAOS)
@@ -233,8 +233,8 @@ def test_sequences_and_jiaos_split_the_table_in_their_documented_order():
 
 
 def test_group_names_cover_every_group_type():
-    from paohuzi_env import render
-    from paohuzi_env.groups import GROUP_NAMES, HAND_TYPES, SEQUENCE_TYPES
+    from paohuzi_env.display import render
+    from paohuzi_env.game.groups import GROUP_NAMES, HAND_TYPES, SEQUENCE_TYPES
 
     assert set(GROUP_NAMES) == set(MELD_TYPES) | set(HAND_TYPES) | set(SEQUENCE_TYPES)
     assert GROUP_NAMES["chou_wei"] == "臭偎" and GROUP_NAMES["loose"] == "散牌"

@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 
 from paohuzi_env import Win, get_rules
-from paohuzi_env.actions import HU, PENG, is_group
-from paohuzi_env.cli import main
-from paohuzi_env.engine import Game, check_invariants, play_random_hand
-from paohuzi_env.rules import FAN_TABLES, PRESETS, SCORING_FAMILIES, preset_names
+from paohuzi_env.apps.cli import main
+from paohuzi_env.game.actions import HU, PENG, is_group
+from paohuzi_env.game.engine import Game, check_invariants, play_random_hand
+from paohuzi_env.game.rules import FAN_TABLES, PRESETS, SCORING_FAMILIES, preset_names
 from tests import holdings as hd
 from tests.holdings import H, all_cards, check, evaluate
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from paohuzi_env.wrappers import ILLEGAL_ACTIONS, SingleAgentEnv
+from paohuzi_env.envs.wrappers import ILLEGAL_ACTIONS, SingleAgentEnv
 
 
 def _illegal(env: SingleAgentEnv) -> int:

@@ -1,4 +1,4 @@
-"""Labelled data from the search (training/label.py): a short run reads back and agrees with
+"""Labelled data from the search (paohuzi_training/label.py): a short run reads back and agrees with
 the hands it came from; a run killed (SIGKILL) while it writes a shard loses only that shard,
 never leaves a torn file under a shard's name, and resumes to the data of an uninterrupted run."""
 
@@ -19,8 +19,8 @@ from paohuzi_env import fast
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="needs the compiled core")
 
-import training.label as label_mod  # noqa: E402
-from training.label import (  # noqa: E402
+import paohuzi_training.label as label_mod  # noqa: E402
+from paohuzi_training.label import (  # noqa: E402
     DECISIONS,
     PAUSE_ENV,
     LabelConfig,
@@ -146,7 +146,7 @@ def test_sigkill_while_writing_a_shard_loses_only_that_shard(tmp_path):
     args = ["--hands", "3", "--search", TINY, "--seats", "0", "--seed", "7", "--shard-hands", "1",
             "--workers", "1", "--no-progress"]
     env = dict(os.environ, PYTHONPATH=str(ROOT), **{PAUSE_ENV: f"2:{marker}"})
-    proc = subprocess.Popen([sys.executable, "-m", "training.label", str(out), *args], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "paohuzi_training.label", str(out), *args], cwd=ROOT,
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 300
@@ -204,7 +204,7 @@ def test_check_labels_names_a_bad_shard(tmp_path):
 def test_check_labels_knows_which_searches_play_every_action(tmp_path):
     """An unguided run must have a mean for every legal action of a searched row; a guided run
     (the default spec under huaihua) only for its candidates, the chosen action among them."""
-    from training.label import plays_every_action
+    from paohuzi_training.label import plays_every_action
 
     assert plays_every_action("search:guide=none", "huaihua")
     assert plays_every_action("search", "classic")  # no packaged guide there
@@ -242,13 +242,13 @@ def test_check_labels_knows_which_searches_play_every_action(tmp_path):
 
 
 def test_departures_replays_the_hands_and_compares_a_network(tmp_path, capsys):
-    """training.departures rebuilds every labelled hand from its seed and the labels, finds no
+    """paohuzi_training.departures rebuilds every labelled hand from its seed and the labels, finds no
     departure where the search could not leave expert (margin = 1000), and compares a network with
     expert the way NetworkAgent plays it (the Python encoder, not the labels' observations)."""
-    from paohuzi_env.agents.heuristic import ExpertAgent
     from paohuzi_env.agents.network import NetworkAgent
-    from paohuzi_env.engine import Game
-    from training.departures import analyse, main
+    from paohuzi_env.bots.heuristic import ExpertAgent
+    from paohuzi_env.game.engine import Game
+    from paohuzi_training.departures import analyse, main
 
     cfg = LabelConfig(hands=4, search="search:samples=4,playouts=32,margin=1000,guide=none",
                       shard_hands=2,

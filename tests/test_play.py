@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from paohuzi_env.engine import Game, next_dealer
-from paohuzi_env.play import play, rank_title
+from paohuzi_env.apps.play import play, rank_title
+from paohuzi_env.game.engine import Game, next_dealer
 
 
 def test_terminal_game_plays_hands_and_saves_replayable_records(tmp_path):
@@ -119,8 +119,8 @@ def test_card_names_and_move_names_are_accepted():
 
 
 def test_match_reads_cards_groups_and_words():
-    from paohuzi_env.actions import PASS, PENG
-    from paohuzi_env.play import _match
+    from paohuzi_env.apps.play import _match
+    from paohuzi_env.game.actions import PASS, PENG
 
     assert _match("九", [8, 9], "discard") == 8
     assert _match("s9", [8, 9], "discard") == 8
@@ -147,8 +147,8 @@ def test_hands_below_one_is_an_error():
 
 
 def test_pass_is_named_for_what_it_means():
-    from paohuzi_env.actions import PASS, PENG
-    from paohuzi_env.render import move_name
+    from paohuzi_env.display.render import move_name
+    from paohuzi_env.game.actions import PASS, PENG
 
     assert move_name(PASS, "claim", [PENG, PASS]) == "过 (忍碰)"  # R-CHOU-3
     assert move_name(PASS, "claim", [20, PASS]) == "过"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from paohuzi_env.engine import draw_deal
-from paohuzi_env.rules import get_rules
+from paohuzi_env.game.engine import draw_deal
+from paohuzi_env.game.rules import get_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "paohuzi_env" / "_core"

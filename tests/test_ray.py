@@ -8,10 +8,10 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from training.checkpoint import load_checkpoint  # noqa: E402
-from training.config import make_config  # noqa: E402
-from training.ppo import main, train  # noqa: E402
-from training.workers import RayWorkers  # noqa: E402
+from paohuzi_training.checkpoint import load_checkpoint  # noqa: E402
+from paohuzi_training.config import make_config  # noqa: E402
+from paohuzi_training.ppo import main, train  # noqa: E402
+from paohuzi_training.workers import RayWorkers  # noqa: E402
 
 
 def _tiny(**kw):

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from paohuzi_env.engine import Game
+from paohuzi_env.game.engine import Game
 
 from .fixtures import make_reference_records as ref
 

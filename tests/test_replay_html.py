@@ -1,4 +1,4 @@
-"""The self-contained replay page (paohuzi_env.replay_html) and ``paohuzi replay``."""
+"""The self-contained replay page (paohuzi_env.apps.replay_html) and ``paohuzi replay``."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import re
 import pytest
 
 from paohuzi_env.agents import make_agent
-from paohuzi_env.cli import main
-from paohuzi_env.engine import Game
-from paohuzi_env.replay_html import frames_of, load_record, replay_html
+from paohuzi_env.apps.cli import main
+from paohuzi_env.apps.replay_html import frames_of, load_record, replay_html
+from paohuzi_env.game.engine import Game
 
 
 def _record(seed: int = 11, rules: str = "huaihua") -> dict:

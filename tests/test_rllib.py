@@ -1,4 +1,4 @@
-"""``paohuzi_env.rllib``: the MultiAgentEnv RLlib's action-masking modules expect, one RLlib PPO
+"""``paohuzi_env.envs.rllib``: the MultiAgentEnv RLlib's action-masking modules expect, one RLlib PPO
 iteration with masking on a local Ray cluster the test starts, its checkpoint evaluated through
 the harness (``rllib:PATH``). Time-boxed: tiny batches. Skipped without Ray RLlib (the ``rllib``
 extra)."""
@@ -18,12 +18,12 @@ pytest.importorskip("torch")
 import ray  # noqa: E402
 
 from paohuzi_env import fast  # noqa: E402
-from paohuzi_env.actions import NUM_ACTIONS  # noqa: E402
 from paohuzi_env.agents import make_agent  # noqa: E402
-from paohuzi_env.engine import Game, IllegalActionError  # noqa: E402
-from paohuzi_env.observation import encode, obs_size  # noqa: E402
-from paohuzi_env.rewards import reward_of  # noqa: E402
-from paohuzi_env.rllib import AGENTS, LegalDiscrete, PaohuziMultiAgentEnv, ppo_config  # noqa: E402
+from paohuzi_env.encode.observation import encode, obs_size  # noqa: E402
+from paohuzi_env.encode.rewards import reward_of  # noqa: E402
+from paohuzi_env.envs.rllib import AGENTS, LegalDiscrete, PaohuziMultiAgentEnv, ppo_config  # noqa: E402
+from paohuzi_env.game.actions import NUM_ACTIONS  # noqa: E402
+from paohuzi_env.game.engine import Game, IllegalActionError  # noqa: E402
 
 
 def _play(env, seed, pick):
@@ -127,8 +127,8 @@ def cluster():
 
 
 def test_one_ppo_iteration_with_masking_then_evaluated(cluster, tmp_path):
-    from training.evaluate import evaluate
-    from training.rllib_ppo import train
+    from paohuzi_training.evaluate import evaluate
+    from paohuzi_training.rllib_ppo import train
 
     out = tmp_path / "ckpt"
     logs: list[str] = []
@@ -152,7 +152,7 @@ def test_one_ppo_iteration_with_masking_then_evaluated(cluster, tmp_path):
     assert res["deals"] == 2 and np.isfinite(res["mean_points"])
     with pytest.raises(ValueError, match="trained under rules 'huaihua'"):
         make_agent(f"rllib:{out}", 0, "yongzhou")
-    from paohuzi_env.rllib import module_path
+    from paohuzi_env.envs.rllib import module_path
 
     inner = module_path(str(out))  # the module's own folder (no paohuzi.json): checked by shape
     assert inner != str(out) and make_agent(f"rllib:{inner}", 0, "huaihua").act(

@@ -1,7 +1,7 @@
 """The rule book is in the repository (issue 28): every rule id that the code and the tests cite
 (``R-CHI-2``, ``R-FLOW-3.2``, ``R-CLAIM``) has a section in ``docs/rules.md``, so a reader of a
 clone can look each one up. The ids are found by a grep of paohuzi_env/ (Python and the C++
-core), training/, tests/ and configs/; a section is an explicit anchor of the rule book, either a
+core), paohuzi_training/, tests/ and configs/; a section is an explicit anchor of the rule book, either a
 heading's ``{ #ID }`` or an ``<a id="ID">`` for a numbered step.
 """
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from paohuzi_env import Rules, get_rules, load_rules
-from paohuzi_env.rules import FAN_TABLES, PRESETS, SCORING_FAMILIES, YONGZHOU, preset_names
+from paohuzi_env.game.rules import FAN_TABLES, PRESETS, SCORING_FAMILIES, YONGZHOU, preset_names
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "rules"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from paohuzi_env import Win, evaluate_win, get_rules, load_rules
-from paohuzi_env.cards import parse
+from paohuzi_env.game.cards import parse
 from tests import holdings as hd
 from tests.holdings import H, all_cards, check, evaluate
 

@@ -8,7 +8,7 @@ kind into the hand, since three of a kind in a hand are a 坎 that may not be sp
 turns a 坎 into a 偎 / a hand 提 minus one back into a 提), or there is none (a dealer's full hand).
 
 The huxi oracle below is written from the table of docs/rules.md section 3, independently of
-``paohuzi_env.groups``.
+``paohuzi_env.game.groups``.
 """
 
 from __future__ import annotations
@@ -284,7 +284,7 @@ def test_order_never_matters(h, rnd):
     rnd.shuffle(melds)
     assert _evaluate(h, RULES, hand=hand, melds=melds) == w
     # and the same in Chinese notation
-    from paohuzi_env.cards import format as fmt
+    from paohuzi_env.game.cards import format as fmt
 
     assert _evaluate(h, RULES, hand=fmt(hand), melds=[(t, fmt(c)) for t, c in melds]) == w
 

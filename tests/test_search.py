@@ -9,8 +9,8 @@ import pytest
 from paohuzi_env import fast
 from paohuzi_env.agents import SearchAgent, decide, make_agent
 from paohuzi_env.agents.search import _knowledge, _sample_deck, _world, parse_search_spec
-from paohuzi_env.engine import Game as PyGame
-from paohuzi_env.rules import preset_names
+from paohuzi_env.game.engine import Game as PyGame
+from paohuzi_env.game.rules import preset_names
 from tests.positions import expert_positions
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="the search needs the compiled core")
@@ -151,7 +151,7 @@ def test_search_needs_the_game_and_good_options():
 
 
 def test_search_in_the_duplicate_harness():
-    from training.evaluate import play_deal
+    from paohuzi_training.evaluate import play_deal
 
     rows = play_deal("search:samples=2", ["expert", "expert"], 0, 3, "huaihua", "fast")
     again = play_deal("search:samples=2", ["expert", "expert"], 0, 3, "huaihua", "fast")
@@ -160,7 +160,7 @@ def test_search_in_the_duplicate_harness():
 
 
 def test_search_as_an_opponent_of_the_single_agent_env():
-    from paohuzi_env.wrappers import SingleAgentEnv
+    from paohuzi_env.envs.wrappers import SingleAgentEnv
 
     env = SingleAgentEnv(opponents="search:samples=2", seed=0)
     env.reset(seed=0)

@@ -18,7 +18,7 @@ from paohuzi_env import fast
 from paohuzi_env.agents import SearchAgent, make_agent
 from paohuzi_env.agents.network import load_network, packaged_guide, read_safetensors
 from paohuzi_env.agents.search import core_search, vector_search
-from paohuzi_env.rules import get_rules
+from paohuzi_env.game.rules import get_rules
 from tests.positions import expert_positions
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="the search needs the compiled core")

@@ -1,8 +1,8 @@
 """A trained policy network as the compiled search's rollout (``search:rollout=checkpoint:PATH``;
-``paohuzi_env/_core/netpolicy.hpp``, ``paohuzi_env/agents/network.py``).
+``paohuzi_env/backends/_core/netpolicy.hpp``, ``paohuzi_env/agents/network.py``).
 
 The networks here are tiny ones with random weights, written by the tests with numpy alone
-(``.safetensors`` + JSON sidecar); only the check against ``training.policy`` on the shipped
+(``.safetensors`` + JSON sidecar); only the check against ``paohuzi_training.policy`` on the shipped
 network needs torch.
 """
 
@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 from paohuzi_env import fast
-from paohuzi_env.actions import NUM_ACTIONS
 from paohuzi_env.agents import make_agent
 from paohuzi_env.agents.network import load_network, read_safetensors
 from paohuzi_env.agents.search import core_search, parse_search_spec, vector_search
-from paohuzi_env.observation import encode, obs_size, obs_version
-from paohuzi_env.rules import get_rules
+from paohuzi_env.encode.observation import encode, obs_size, obs_version
+from paohuzi_env.game.actions import NUM_ACTIONS
+from paohuzi_env.game.rules import get_rules
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="needs the compiled core")
 
@@ -72,7 +72,7 @@ def write_policy(path: Path, rules: str = "huaihua", hidden: int = 12, prior: st
 
 def reference_logits(t: dict[str, np.ndarray], obs: np.ndarray, prior_action: int | None,
                      prior_weight: float) -> np.ndarray:
-    """training/model.py's actor in numpy (float32), before masking."""
+    """paohuzi_training/model.py's actor in numpy (float32), before masking."""
     x = obs.astype(np.float32)
     onehot = np.zeros(NUM_ACTIONS, np.float32)
     if prior_action is not None:
@@ -137,7 +137,7 @@ def write_numpy_conv_policy(path: Path, rules: str, hidden: int, channels: int, 
                             ) -> dict[str, np.ndarray]:
     """Random conv actor tensors (KindConvActor's names and shapes) as a play-only policy
     (``waits``: one that reads the wait features too, four more rows)."""
-    from paohuzi_env.observation import KIND_ROWS
+    from paohuzi_env.encode.observation import KIND_ROWS
 
     rng = np.random.default_rng(seed)
     ain = obs_size(get_rules(rules)) + (80 if waits else 0) + (NUM_ACTIONS if prior != "none" else 0)
@@ -159,7 +159,7 @@ def numpy_conv_logits(t: dict[str, np.ndarray], x: np.ndarray, n_obs: int | None
     """KindConvActor's forward pass in numpy (float64): x is the observation (then, with
     ``n_obs`` its length, the wait features; then the prior's one-hot); the rows, the
     (2 x rows, 10) signal, three width-3 convolutions, the head."""
-    from paohuzi_env.observation import KIND_ROWS
+    from paohuzi_env.encode.observation import KIND_ROWS
 
     rows = [list(r) for r in KIND_ROWS]
     if n_obs is not None:  # the wait features' four blocks of 20, after the observation
@@ -183,9 +183,9 @@ def numpy_conv_logits(t: dict[str, np.ndarray], x: np.ndarray, n_obs: int | None
 def test_conv_actor_in_the_core_is_the_numpy_reference(tmp_path, rules, prior, channels, waits):
     """The conv stem and head in the core give the numpy reference's logits (no torch: this runs
     under the sanitizers too); with ``waits`` the core computes the wait features itself, and
-    the reference reads the readable ones (paohuzi_env.features) after the observation."""
+    the reference reads the readable ones (paohuzi_env.encode.features) after the observation."""
     from paohuzi_env import _fast
-    from paohuzi_env.features import wait_features
+    from paohuzi_env.encode.features import wait_features
 
     weight = 0.0 if prior == "none" else 1.5
     t = write_numpy_conv_policy(tmp_path / "c.safetensors", rules, 9, channels, prior, weight,
@@ -215,11 +215,11 @@ def test_conv_actor_in_the_core_is_the_numpy_reference(tmp_path, rules, prior, c
 
 def write_conv_policy(path: Path, rules: str, hidden: int, channels: int, prior: str,
                       prior_weight: float, seed: int, waits: bool = False):
-    """A random conv actor (training/model.py KindConvActor) as a play-only policy, and the torch
+    """A random conv actor (paohuzi_training/model.py KindConvActor) as a play-only policy, and the torch
     module holding the same weights (``waits``: one that reads the wait features too)."""
     torch = pytest.importorskip("torch")
-    from paohuzi_env.features import WAIT_FEATURES, wait_rows
-    from training.model import KIND_ROWS, KindConvActor
+    from paohuzi_env.encode.features import WAIT_FEATURES, wait_rows
+    from paohuzi_training.model import KIND_ROWS, KindConvActor
 
     torch.manual_seed(seed)
     n_obs = obs_size(get_rules(rules))
@@ -241,10 +241,10 @@ def test_conv_actor_in_the_core_is_the_torch_actor(tmp_path, rules, prior, chann
     """The conv actor (three width-3 convolutions over the per-kind blocks, then the MLP head)
     gives torch's logits in the core, and their masked argmax, on random-play positions; with
     ``waits`` it reads the wait features after the observation (four more rows), which the core
-    computes itself and torch gets from the readable reference (paohuzi_env.features)."""
+    computes itself and torch gets from the readable reference (paohuzi_env.encode.features)."""
     torch = pytest.importorskip("torch")
     from paohuzi_env import _fast
-    from paohuzi_env.features import wait_features
+    from paohuzi_env.encode.features import wait_features
 
     weight = 0.0 if prior == "none" else 1.5
     actor = write_conv_policy(tmp_path / "conv.safetensors", rules, 10, channels, prior, weight,
@@ -311,7 +311,7 @@ def test_ties_go_to_the_lowest_action_and_the_prior_bonus_decides(tmp_path):
 def test_shipped_network_is_training_policys_argmax():
     torch = pytest.importorskip("torch")
     from paohuzi_env import _fast
-    from training.policy import load_checkpoint_agent
+    from paohuzi_training.policy import load_checkpoint_agent
 
     torch.set_num_threads(1)
     for name, every, want in (("pure-network", 1, 300), ("policy", 3, 150)):
@@ -391,7 +391,7 @@ def test_bad_networks_raise_clear_errors(tmp_path, tiny):
     s = g.current_player
     with pytest.raises(ValueError, match="does not exist"):
         make_agent(f"search:rollout=checkpoint:{tmp_path / 'missing.safetensors'}")
-    with pytest.raises(ValueError, match="training.checkpoint export"):
+    with pytest.raises(ValueError, match="paohuzi_training.checkpoint export"):
         make_agent(f"search:rollout=checkpoint:{tmp_path / 'model.pt'}")
     with pytest.raises(ValueError, match="cannot hold one"):
         parse_search_spec(f"rollout=checkpoint:{tmp_path}/a,b.safetensors,samples=4")
@@ -579,7 +579,7 @@ def test_network_agent_scores_what_the_torch_agent_scores():
     """``network:PATH`` (the core, no torch) and ``checkpoint:PATH`` (torch) of the shipped pure
     network play the same duplicate deals to the same points."""
     pytest.importorskip("torch")
-    from training.evaluate import evaluate
+    from paohuzi_training.evaluate import evaluate
 
     core = evaluate(f"network:{SHIPPED / 'pure-network.safetensors'}", "expert", deals=12,
                     seed=5, workers=1)

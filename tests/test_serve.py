@@ -1,4 +1,4 @@
-"""The browser table's server (paohuzi_env.serve), through its HTTP API."""
+"""The browser table's server (paohuzi_env.apps.serve), through its HTTP API."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ with warnings.catch_warnings():  # starlette's note on httpx versus httpx2 is no
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
-from paohuzi_env.actions import HU, NUM_ACTIONS, PASS  # noqa: E402
-from paohuzi_env.cli import main  # noqa: E402
-from paohuzi_env.serve import create_app  # noqa: E402
+from paohuzi_env.apps.cli import main  # noqa: E402
+from paohuzi_env.apps.serve import create_app  # noqa: E402
+from paohuzi_env.game.actions import HU, NUM_ACTIONS, PASS  # noqa: E402
 
 
 @pytest.fixture()
@@ -106,7 +106,7 @@ def test_bad_opponents_and_missing_extra_are_clear_errors(capsys, monkeypatch):
     assert "--port" in capsys.readouterr().err
     import sys
 
-    monkeypatch.setitem(sys.modules, "paohuzi_env.serve", None)
+    monkeypatch.setitem(sys.modules, "paohuzi_env.apps.serve", None)
     assert main(["serve"]) == 2
     assert "serve extra" in capsys.readouterr().err
 
@@ -122,8 +122,8 @@ def test_the_replay_page_holds_the_hand_just_played(client):
 
 
 def test_serve_binds_to_this_machine_by_default(monkeypatch):
-    from paohuzi_env import serve
-    from paohuzi_env.cli import build_parser
+    from paohuzi_env.apps import serve
+    from paohuzi_env.apps.cli import build_parser
 
     args = build_parser().parse_args(["serve"])
     assert args.host == "127.0.0.1" and args.port == 8000
@@ -212,7 +212,7 @@ def test_tables_past_the_cap_drop_the_least_recently_used():
 
 
 def test_idle_tables_are_dropped(monkeypatch):
-    from paohuzi_env import serve
+    from paohuzi_env.apps import serve
 
     now = [1000.0]
     monkeypatch.setattr(serve.time, "monotonic", lambda: now[0])
@@ -237,7 +237,7 @@ def test_bad_limits_are_refused_at_start(capsys):
 
 
 def test_serve_passes_its_limits_to_the_app(monkeypatch):
-    from paohuzi_env import serve
+    from paohuzi_env.apps import serve
 
     seen = {}
     monkeypatch.setattr("uvicorn.run", lambda app, **kw: seen.update(tables=app.state.tables))
@@ -248,7 +248,7 @@ def test_serve_passes_its_limits_to_the_app(monkeypatch):
 
 
 def test_a_long_session_keeps_only_the_last_hands_records(monkeypatch):
-    from paohuzi_env import serve
+    from paohuzi_env.apps import serve
 
     monkeypatch.setattr(serve, "MAX_RECORDS", 2)
     with TestClient(create_app(("random", "random"))) as c:

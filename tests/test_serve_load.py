@@ -1,10 +1,10 @@
-"""A bounded load test of ``paohuzi serve`` on loopback (paohuzi_env.serve_load).
+"""A bounded load test of ``paohuzi serve`` on loopback (paohuzi_env.dev.serve_load).
 
 A real uvicorn server in a child process, 8 client threads, a seeded mix of good and bad requests
 with more tables opened than the cap. Asserts behaviour only: every request is answered, no 5xx,
 each kind of request gets the status it should, evicted tables answer 404, and the server's
 resident memory does not keep growing once it has been evicting for a while. The figures
-(requests/s, p99 latency) are measured by ``python -m paohuzi_env.serve_load`` for
+(requests/s, p99 latency) are measured by ``python -m paohuzi_env.dev.serve_load`` for
 docs/hardening.md, not asserted.
 """
 
@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("starlette", reason="the serve extra (starlette) is not installed")
 pytest.importorskip("uvicorn", reason="the serve extra (uvicorn) is not installed")
 
-from paohuzi_env.serve_load import run_load  # noqa: E402
+from paohuzi_env.dev.serve_load import run_load  # noqa: E402
 
 # What each kind of request may be answered with (404: its table was evicted meanwhile).
 ALLOWED = {

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from paohuzi_env.agents import ExpertAgent, GreedyAgent, RandomAgent
-from paohuzi_env.wrappers import RandomPolicy, SingleAgentEnv
+from paohuzi_env.envs.wrappers import RandomPolicy, SingleAgentEnv
 
 SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "shipped" / "policy.pt"
 

@@ -1,4 +1,4 @@
-"""The soak benchmark (paohuzi_env.soak, ``python -m paohuzi_env.bench soak``) on tiny counts:
+"""The soak benchmark (paohuzi_env.dev.soak, ``python -m paohuzi_env.dev.bench soak``) on tiny counts:
 it runs both soaks, samples the resident memory after the warm-up and to the end, and refuses bad
 flags. The long runs and their figures are in docs/hardening.md (measurements, not asserted)."""
 
@@ -9,9 +9,9 @@ import json
 import pytest
 
 from paohuzi_env import fast
-from paohuzi_env.bench import main as bench_main
-from paohuzi_env.soak import main as soak_main
-from paohuzi_env.soak import rss_kib, soak_vector
+from paohuzi_env.dev.bench import main as bench_main
+from paohuzi_env.dev.soak import main as soak_main
+from paohuzi_env.dev.soak import rss_kib, soak_vector
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="paohuzi_env._fast is not built")
 

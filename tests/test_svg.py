@@ -1,4 +1,4 @@
-"""The SVG table (paohuzi_env.svg) and the env's render_mode="svg"."""
+"""The SVG table (paohuzi_env.display.svg) and the env's render_mode="svg"."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import pytest
 
 import paohuzi_env
 from paohuzi_env.agents import make_agent
-from paohuzi_env.backend import game_class
-from paohuzi_env.cards import RED_KINDS, WANG
-from paohuzi_env.engine import Game
-from paohuzi_env.svg import card_defs, table_svg
+from paohuzi_env.backends.select import game_class
+from paohuzi_env.display.svg import card_defs, table_svg
+from paohuzi_env.game.cards import RED_KINDS, WANG
+from paohuzi_env.game.engine import Game
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 XLINK = "{http://www.w3.org/1999/xlink}href"
@@ -151,7 +151,7 @@ def test_env_render_mode_svg_returns_the_acting_seats_view():
 
 
 def test_long_agent_names_are_shortened_for_labels():
-    from paohuzi_env.svg import display_name
+    from paohuzi_env.display.svg import display_name
 
     assert display_name("checkpoint:/a/b/checkpoints/policy.pt") == "checkpoint:policy.pt"
     assert display_name("expert") == "expert"

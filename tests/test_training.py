@@ -11,20 +11,20 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from paohuzi_env.actions import NUM_ACTIONS  # noqa: E402
 from paohuzi_env.agents import make_agent  # noqa: E402
-from paohuzi_env.engine import Game  # noqa: E402
-from training.checkpoint import (  # noqa: E402
+from paohuzi_env.game.actions import NUM_ACTIONS  # noqa: E402
+from paohuzi_env.game.engine import Game  # noqa: E402
+from paohuzi_training.checkpoint import (  # noqa: E402
     export_policy,
     load_checkpoint,
     save_checkpoint,
     slim_checkpoint,
 )
-from training.config import PPOConfig, load_config, make_config, to_dict  # noqa: E402
-from training.evaluate import evaluate  # noqa: E402
-from training.model import MASK_VALUE, ActorCritic, model_for  # noqa: E402
-from training.ppo import train  # noqa: E402
-from training.rollout import Rollout, hand_reward  # noqa: E402
+from paohuzi_training.config import PPOConfig, load_config, make_config, to_dict  # noqa: E402
+from paohuzi_training.evaluate import evaluate  # noqa: E402
+from paohuzi_training.model import MASK_VALUE, ActorCritic, model_for  # noqa: E402
+from paohuzi_training.ppo import train  # noqa: E402
+from paohuzi_training.rollout import Rollout, hand_reward  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -196,7 +196,7 @@ def test_rollout_transitions_and_rewards():
 def test_a_fresh_network_with_the_expert_prior_plays_exactly_like_expert():
     """Residual policy learning: near-zero network logits + the prior's bonus = the prior's
     argmax choice at every decision, so training starts from the bot's strength."""
-    from training.policy import PolicyAgent
+    from paohuzi_training.policy import PolicyAgent
 
     torch.manual_seed(0)
     model = ActorCritic(hidden=32, prior="expert", prior_weight=4.0)
@@ -261,7 +261,7 @@ def test_duplicate_deal_baseline_cancels_the_deal():
 
 
 def test_rollout_advantages_are_zero_on_the_prior_and_duplicate_playouts_elsewhere():
-    from training.rollout import prior_playout
+    from paohuzi_training.rollout import prior_playout
 
     with pytest.raises(ValueError, match="needs a 'prior'"):
         make_config({"advantage": "rollout"})
@@ -282,8 +282,8 @@ def test_rollout_advantages_are_zero_on_the_prior_and_duplicate_playouts_elsewhe
 
 
 def test_trainer_shares_the_env_reward_and_state():
-    from paohuzi_env.rewards import reward_from_scores
-    from paohuzi_env.state import STATE_EXTRA_SIZE, state_extra
+    from paohuzi_env.encode.rewards import reward_from_scores
+    from paohuzi_env.encode.state import STATE_EXTRA_SIZE, state_extra
 
     assert hand_reward is reward_from_scores
     model = ActorCritic(hidden=16, central_critic=True)
@@ -299,9 +299,9 @@ def test_trainer_shares_the_env_reward_and_state():
 def test_tiny_training_run_under_yongzhou_uses_its_sizes(tmp_path, monkeypatch):
     """A preset with 王 trains on its own observation (paohuzi-obs-v2) and critic features;
     its checkpoint plays its hands, and a checkpoint of another observation is refused."""
-    from paohuzi_env.observation import obs_size, obs_version
-    from paohuzi_env.state import state_extra_size
-    from training.policy import PolicyAgent
+    from paohuzi_env.encode.observation import obs_size, obs_version
+    from paohuzi_env.encode.state import state_extra_size
+    from paohuzi_training.policy import PolicyAgent
 
     monkeypatch.chdir(tmp_path)
     kw = dict(rules="yongzhou", central_critic=True, bc_steps=30, bc_epochs=1,
@@ -355,7 +355,7 @@ def test_an_interrupted_run_saves_and_resumes_to_the_same_step_count(tmp_path, s
     args = ["run_name=i", "workers=2", "games_per_worker=8", "steps_per_worker=300",
             "hidden=32", "minibatch_size=128", "update_epochs=1", "eval_every=0",
             "final_eval_deals=0", "save_every=1", "opponent_bots={greedy: 0.3}"]
-    cmd = [sys.executable, "-m", "training.ppo"]
+    cmd = [sys.executable, "-m", "paohuzi_training.ppo"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     p = subprocess.Popen(cmd + args + ["total_steps=600000"], cwd=tmp_path, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -386,9 +386,9 @@ def test_an_interrupted_run_saves_and_resumes_to_the_same_step_count(tmp_path, s
 
 
 def test_training_bench_prints_both_rates_and_their_ratio(capsys):
-    """python -m training.bench: (a) the network's compute rate, (b) the trainer's end-to-end
+    """python -m paohuzi_training.bench: (a) the network's compute rate, (b) the trainer's end-to-end
     rate, and their ratio, for the config given (numbers measured, never asserted)."""
-    from training.bench import main as bench_main
+    from paohuzi_training.bench import main as bench_main
 
     assert bench_main(["--config", str(ROOT / "configs" / "ppo-tiny.yaml"), "--iterations", "2",
                        "--seconds", "0.2", "steps_per_worker=300"]) == 0

@@ -1,4 +1,4 @@
-"""Rollouts on the compiled core (training.rollout.Rollout over fast.VectorGame): the batches the
+"""Rollouts on the compiled core (paohuzi_training.rollout.Rollout over fast.VectorGame): the batches the
 trainer learns from, checked as on the reference engine (tests/test_training.py), and the core's
 duplicate rollouts against the Python ones."""
 
@@ -11,10 +11,10 @@ pytest.importorskip("torch")
 
 from paohuzi_env import fast  # noqa: E402
 from paohuzi_env.agents import make_agent  # noqa: E402
-from paohuzi_env.engine import Game  # noqa: E402
-from paohuzi_env.reference import ReferenceVectorGame  # noqa: E402
-from training.config import make_config  # noqa: E402
-from training.rollout import Rollout, make_rollout, prior_playout  # noqa: E402
+from paohuzi_env.backends.reference import ReferenceVectorGame  # noqa: E402
+from paohuzi_env.game.engine import Game  # noqa: E402
+from paohuzi_training.config import make_config  # noqa: E402
+from paohuzi_training.rollout import Rollout, make_rollout, prior_playout  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="the compiled core is not built")
 
@@ -101,7 +101,7 @@ def test_rollout_advantages_are_zero_on_the_prior_and_duplicate_playouts_elsewhe
 
 
 def test_core_duplicate_rollouts_equal_the_python_ones():
-    """VectorGame.playout_after (C++) scores a departure exactly as training.rollout.
+    """VectorGame.playout_after (C++) scores a departure exactly as paohuzi_training.rollout.
     prior_playout does on the Python engine, for the same hand and action."""
     vg = fast.VectorGame(6, "huaihua", seed=17)
     acts = vg.random_actions()

@@ -56,7 +56,7 @@ def test_every_package_folder_is_in_the_wheel_and_none_is_top_level_training():
         if "__pycache__" not in p.parts
     }
     assert found == packages, f"package folders missing from pyproject.toml: {sorted(found - packages)}"
-    # Inside training/ imports are relative, so the folder imports under its installed name too.
+    # Inside paohuzi_training/ imports are relative, so the folder imports under its installed name too.
     for path in (ROOT / "training").rglob("*.py"):
         src = path.read_text(encoding="utf-8")
         assert not re.search(r"^\s*(from|import)\s+training\b", src, re.M), f"{path}: use a relative import"
@@ -81,7 +81,7 @@ def test_console_scripts_and_entry_points_name_installed_modules():
 def test_training_and_paohuzi_training_are_one_package_in_a_clone():
     # In a clone both names import the same modules, so an agent built through the `checkpoint`
     # entry point (paohuzi_training.policy) is an instance of the class that code imported as
-    # training.policy checks for.
+    # paohuzi_training.policy checks for.
     import importlib
 
     for name in ("policy", "evaluate", "checkpoint"):

@@ -16,12 +16,12 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from paohuzi_env import fast  # noqa: E402
-from paohuzi_env.features import WAIT_FEATURES, wait_features  # noqa: E402
-from paohuzi_env.observation import obs_size  # noqa: E402
-from training.checkpoint import export_policy, load_checkpoint  # noqa: E402
-from training.config import make_config  # noqa: E402
-from training.evaluate import evaluate  # noqa: E402
-from training.label import (  # noqa: E402
+from paohuzi_env.encode.features import WAIT_FEATURES, wait_features  # noqa: E402
+from paohuzi_env.encode.observation import obs_size  # noqa: E402
+from paohuzi_training.checkpoint import export_policy, load_checkpoint  # noqa: E402
+from paohuzi_training.config import make_config  # noqa: E402
+from paohuzi_training.evaluate import evaluate  # noqa: E402
+from paohuzi_training.label import (  # noqa: E402
     LabelConfig,
     check_labels,
     iter_shards,
@@ -30,8 +30,8 @@ from training.label import (  # noqa: E402
     main,
     replay,
 )
-from training.model import ActorCritic, network_input, widen_for_waits  # noqa: E402
-from training.ppo import train  # noqa: E402
+from paohuzi_training.model import ActorCritic, network_input, widen_for_waits  # noqa: E402
+from paohuzi_training.ppo import train  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="needs the compiled core")
 

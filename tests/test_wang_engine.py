@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 import paohuzi_env
-from paohuzi_env import observation as O
-from paohuzi_env.actions import HU, PASS
-from paohuzi_env.cards import WANG
-from paohuzi_env.engine import Game, check_invariants, play_random_hand, wang_payments
-from paohuzi_env.observation import OBS_SIZE_V2, encode
-from paohuzi_env.state import state_size
+from paohuzi_env.encode import observation as O
+from paohuzi_env.encode.observation import OBS_SIZE_V2, encode
+from paohuzi_env.encode.state import state_size
+from paohuzi_env.game.actions import HU, PASS
+from paohuzi_env.game.cards import WANG
+from paohuzi_env.game.engine import Game, check_invariants, play_random_hand, wang_payments
 from tests.deals import D, build_deck, new_game, play
 
 YZ = "yongzhou"

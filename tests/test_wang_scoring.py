@@ -31,10 +31,10 @@ from itertools import combinations_with_replacement
 import pytest
 
 from paohuzi_env import Win, evaluate_win, get_rules
-from paohuzi_env.cards import WANG, parse
-from paohuzi_env.rules import YONGZHOU
-from paohuzi_env.scoring import evaluate_counts
-from paohuzi_env.testing import winning_groups
+from paohuzi_env.game.cards import WANG, parse
+from paohuzi_env.game.rules import YONGZHOU
+from paohuzi_env.game.scoring import evaluate_counts
+from paohuzi_env.game.testing import winning_groups
 
 Y = YONGZHOU
 # Huxi minimum 0: the decomposition logic is compared on every holding, not only >= 15.

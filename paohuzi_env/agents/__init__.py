@@ -1,4 +1,4 @@
-"""Rule-based policies. Each is called with a :class:`~paohuzi_env.engine.PlayerView` (what
+"""Rule-based policies. Each is called with a :class:`~paohuzi_env.game.engine.PlayerView` (what
 its seat may know) and returns a legal action id; none reads hidden state.
 
 ``make_agent(spec, seed, rules)`` builds one from a spec: a built-in name (``random``,
@@ -8,7 +8,7 @@ the compiled core, no torch: :class:`~paohuzi_env.agents.network.NetworkAgent`) 
 ``PREFIX:ARG`` for a registered prefix. Prefixes come from
 :func:`register_agent` or from installed packages through the ``paohuzi.agents`` entry-point
 group; this project's trainer declares ``checkpoint`` (``checkpoint:PATH``, a trained PPO
-policy; needs the ``train`` extra) and :mod:`paohuzi_env.rllib` declares ``rllib``
+policy; needs the ``train`` extra) and :mod:`paohuzi_env.envs.rllib` declares ``rllib``
 (``rllib:PATH``, an RLlib checkpoint; needs the ``rllib`` extra).
 """
 
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rules import Rules
+from ..bots.base import Agent, RandomAgent, decide
+from ..bots.heuristic import ExpertAgent, GreedyAgent
+from ..game.rules import Rules
 from . import registry
-from .base import Agent, RandomAgent, decide
-from .heuristic import ExpertAgent, GreedyAgent
 from .registry import ENTRY_POINT_GROUP, AgentFactory
 from .search import SearchAgent, parse_search_spec
 

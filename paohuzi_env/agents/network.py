@@ -1,12 +1,13 @@
 """A trained policy network for the compiled search's playouts, read with numpy alone.
 
 ``search:rollout=checkpoint:PATH`` plays the search's worlds out with a network trained by
-``training/`` (``paohuzi_env/_core/netpolicy.hpp``: the actor of ``training/model.py``'s
-``ActorCritic``, its masked argmax, the prior bot's one-hot when it was trained with one).
+``paohuzi_training/`` (``paohuzi_env/backends/_core/netpolicy.hpp``: the actor of
+``paohuzi_training/model.py``'s ``ActorCritic``, its masked argmax, the prior bot's one-hot when it
+was trained with one).
 Both actors are read: the two-layer ``mlp`` and the ``conv`` actor (``KindConvActor``: three
 width-3 convolutions over the observation's per-kind blocks, then the MLP head).
 ``PATH`` is a play-only ``.safetensors`` policy with its JSON sidecar (``format:
-paohuzi-policy-safetensors-v1``, written by ``python -m training.checkpoint export SRC
+paohuzi-policy-safetensors-v1``, written by ``python -m paohuzi_training.checkpoint export SRC
 NAME.safetensors``); for ``NAME.pt`` the sibling ``NAME.safetensors`` is read.
 
 This module never imports ``training`` nor torch. A policy file is data: it is parsed here
@@ -33,15 +34,15 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS
-from ..engine import PlayerView
-from ..features import WAIT_FEATURES, WAITS_VERSION, wait_features, wait_rows
-from ..observation import KIND_ROWS, encode, obs_size, obs_version
-from ..rules import Rules, as_rules, get_rules
-from .base import Agent
+from ..bots.base import Agent
+from ..encode.features import WAIT_FEATURES, WAITS_VERSION, wait_features, wait_rows
+from ..encode.observation import KIND_ROWS, encode, obs_size, obs_version
+from ..game.actions import NUM_ACTIONS
+from ..game.engine import PlayerView
+from ..game.rules import Rules, as_rules, get_rules
 
 SIDECAR_FORMAT = "paohuzi-policy-safetensors-v1"
-"""The ``format`` of a policy's JSON sidecar (``training/checkpoint.py``)."""
+"""The ``format`` of a policy's JSON sidecar (``paohuzi_training/checkpoint.py``)."""
 PRIORS = ("none", "greedy", "expert")
 ACTOR_TENSORS = ("actor.0.weight", "actor.0.bias", "actor.2.weight", "actor.2.bias",
                  "actor.4.weight", "actor.4.bias")
@@ -128,7 +129,7 @@ class Network:
         core: the compiled network (``paohuzi_env._fast.NetPolicy``) the search plays out with.
         actor: ``mlp`` or ``conv``.
         conv_channels: the conv actor's channels (0 for the mlp actor).
-        waits: it also reads the 80 wait features (:mod:`paohuzi_env.features`) after the
+        waits: it also reads the 80 wait features (:mod:`paohuzi_env.encode.features`) after the
             observation (training's ``wait_features``).
     """
 
@@ -174,7 +175,7 @@ def policy_path(path: str | Path) -> Path:
             raise ValueError(
                 f"the search reads a network from a .safetensors policy (numpy alone, no torch), "
                 f"and {p} has no sibling {st.name}: write one with "
-                f"python -m training.checkpoint export {p} {st}")
+                f"python -m paohuzi_training.checkpoint export {p} {st}")
         raise ValueError(f"sidecar {p} has no policy {st.name} beside it")
     if p.suffix != ".safetensors":
         raise ValueError(f"a network for the search is a .safetensors policy (or a .pt with one "
@@ -207,7 +208,7 @@ def read_sidecar(path: Path) -> dict[str, Any]:
 
 def _sidecar_rules(meta: dict[str, Any], where: Path) -> Rules:
     """The rules of the sidecar: its ``rules`` (name + overrides), else its config's
-    (``training/checkpoint.py`` ``checkpoint_rules``)."""
+    (``paohuzi_training/checkpoint.py`` ``checkpoint_rules``)."""
     rules, config = meta.get("rules"), meta.get("config")
     try:
         if isinstance(rules, dict) and isinstance(rules.get("name"), str):
@@ -220,7 +221,7 @@ def _sidecar_rules(meta: dict[str, Any], where: Path) -> Rules:
 
 
 def _load(path: Path) -> Network:
-    from .. import fast
+    from ..backends import fast
 
     meta = read_sidecar(path)
     side = path.with_suffix(".json")
@@ -387,21 +388,21 @@ class NetworkAgent(Agent):
         self.network = load_network(path, self.rules)
         self._prior: Agent | None = None  # the prior bot of act(), made once
         if self.network.prior != "none":
-            from .heuristic import ExpertAgent, GreedyAgent
+            from ..bots.heuristic import ExpertAgent, GreedyAgent
 
             bot = ExpertAgent if self.network.prior == "expert" else GreedyAgent
             self._prior = bot(None, self.rules)
 
     def act_game(self, game: Any, seat: int) -> int:
         """On the compiled core the core encodes the observation itself; elsewhere :meth:`act`."""
-        from .. import fast
+        from ..backends import fast
 
         if isinstance(game, fast.Game) and game.current_player == seat and game.rules == self.rules:
             return int(fast._require().net_policy_action(game._g, self.network.core)[0])
         return self.act(game.view(seat))
 
     def act(self, view: PlayerView) -> int:
-        from .. import fast
+        from ..backends import fast
 
         x = encode(view)
         net = self.network

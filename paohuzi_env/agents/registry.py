@@ -14,7 +14,7 @@ from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
-from .base import Agent
+from ..bots.base import Agent
 
 ENTRY_POINT_GROUP = "paohuzi.agents"
 

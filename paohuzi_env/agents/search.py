@@ -29,7 +29,7 @@ knowledge only (``tests/test_search.py`` changes the hidden cards of a position 
 decision and every sampled world's public course stay the same for the same seed).
 
 Two implementations (docs/SEARCH.md, design (a)): the compiled search
-(``paohuzi_env/_core/search.cpp``, :func:`core_search`, :func:`vector_search`), which the agent
+(``paohuzi_env/backends/_core/search.cpp``, :func:`core_search`, :func:`vector_search`), which the agent
 uses, and this module's Python search (``impl=python``), kept as the readable reference. For the
 same generator state they sample the same deals draw for draw and, with ``prune=0`` and
 ``guide=none``, take the same decisions with the same worlds and means
@@ -38,10 +38,10 @@ stops playing out an action whose gain over the kept choice (the rollout bot's, 
 with a guide) cannot plausibly clear the bar of step 3, and ends when only that choice
 is left.
 
-The search needs the hand's public course, which a :class:`~paohuzi_env.engine.PlayerView`
+The search needs the hand's public course, which a :class:`~paohuzi_env.game.engine.PlayerView`
 does not hold, so it is asked through :meth:`SearchAgent.act_game` (``paohuzi-eval`` and the
 project's harnesses do this for agents with an ``act_game`` method) and needs the compiled
-core (``paohuzi_env.fast``). Spec: ``search`` or, with every option at its default,
+core (``paohuzi_env.backends.fast``). Spec: ``search`` or, with every option at its default,
 ``search:samples=32,playouts=256,rollout=expert,z=2,margin=0,budget_ms=0,tries=8,prune=4,``
 ``prune_z=1.5,prune_bar=1,top=0,threads=1,guide=auto,guide_p=0.1,impl=core`` (see
 :func:`parse_search_spec` and :class:`SearchAgent`);
@@ -57,11 +57,11 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import GROUP_ID, HU, PASS, PENG
-from ..cards import NUM_KINDS, WANG
-from ..engine import PlayerView
-from ..rules import Rules, as_rules
-from .base import Agent
+from ..bots.base import Agent
+from ..game.actions import GROUP_ID, HU, PASS, PENG
+from ..game.cards import NUM_KINDS, WANG
+from ..game.engine import PlayerView
+from ..game.rules import Rules, as_rules
 
 NUM_TYPES = NUM_KINDS + 1  # the 20 kinds and the 王
 ROLLOUTS = ("expert", "greedy", "random")
@@ -194,7 +194,7 @@ def _knowledge(real: Any, me: int) -> _Knowledge:
             # 碰 takes a pair (a 坎 would have made it a 跑). Hands only shrink after the deal.
             none_left[seat][offered] = True
     # The seat's own actions (its own information), by replaying the record.
-    from ..fast import Game as FastGame
+    from ..backends.fast import Game as FastGame
 
     replay = FastGame(real.rules, deck=deck, dealer=dealer)
     mine = []
@@ -298,7 +298,7 @@ def _world(kn: _Knowledge, deck: list[int], rules: Rules) -> Any | None:
     """Replay the hand's public course on ``deck``: the fast.Game at the seat's decision, or
     None when the deck cannot have produced that course. Other seats answer as the course says
     (a claim they made, else PASS; their discards and 比 groups as shown)."""
-    from ..fast import Game as FastGame
+    from ..backends.fast import Game as FastGame
 
     g = FastGame(rules, deck=deck, dealer=kn.dealer)
     events = kn.events
@@ -464,7 +464,7 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
                 prune: int = PRUNE, prune_z: float = PRUNE_Z, threads: int = 1,
                 prune_bar: int = PRUNE_BAR, top: int = TOP, guide: Any = GUIDE,
                 guide_p: float = GUIDE_P) -> dict[str, Any]:
-    """The compiled search (``paohuzi_env/_core/search.cpp``) at ``seat``'s decision in ``game``
+    """The compiled search (``paohuzi_env/backends/_core/search.cpp``) at ``seat``'s decision in ``game``
     (either engine).
 
     The worlds are drawn from ``rng`` (advanced exactly as :class:`SearchAgent`'s Python search
@@ -494,7 +494,7 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
         ValueError: a seat that is not the seat to act, a finished hand, or a bad option.
         RuntimeError: when the compiled core is not available.
     """
-    from .. import fast
+    from ..backends import fast
 
     core = fast._require()
     if not hasattr(core, "search_action"):
@@ -520,7 +520,7 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
                   threads: int = 1, prune_bar: int = PRUNE_BAR, top: int = TOP,
                   rng_states: np.ndarray | None = None, guide: Any = GUIDE,
                   guide_p: float = GUIDE_P) -> np.ndarray:
-    """The compiled search's action in each hand of ``vg`` (a :class:`paohuzi_env.fast.VectorGame`)
+    """The compiled search's action in each hand of ``vg`` (a :class:`paohuzi_env.backends.fast.VectorGame`)
     that ``which`` (bool (n,)) marks, all hands when None, as int64 (n,) (``out`` keeps its other
     entries). Hand ``i`` draws its worlds from a generator keyed by ``seed``, its deal number and
     the actions taken in it so far (``_fast.search_rng_state``), so an answer depends on neither
@@ -533,7 +533,7 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
     Raises:
         ValueError: bad arrays or options.
     """
-    from .. import fast
+    from ..backends import fast
 
     core = fast._require()
     n = vg.num_hands
@@ -712,7 +712,7 @@ class SearchAgent(Agent):
 
     def act_game(self, game: Any, seat: int) -> int:
         """The action for ``seat``, which must be the seat to act in ``game`` (either engine)."""
-        from ..fast import Game as FastGame
+        from ..backends.fast import Game as FastGame
 
         if game.done or game.current_player != seat:
             raise ValueError(f"seat {seat} is not the seat to act (to act: {game.current_player})")
@@ -773,7 +773,7 @@ class SearchAgent(Agent):
         if len(scores) >= 2:
             pts = np.asarray(scores, dtype=float)
             means = {a: float(m) for a, m in zip(legal, pts.mean(axis=0))}
-            # standard error of each mean (for labelled data: training/label.py)
+            # standard error of each mean (for labelled data: paohuzi_training/label.py)
             ses = {a: float(e) for a, e in zip(legal, pts.std(axis=0, ddof=1) / np.sqrt(len(pts)))}
             # Each action against the rollout bot's choice, world by world (common random
             # numbers): leave that choice only for a gain whose lower confidence bound clears

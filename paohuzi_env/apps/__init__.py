@@ -1,0 +1,1 @@
+"""Applications: the ``paohuzi`` command, terminal play, the browser table, replay pages."""

@@ -1,0 +1,1 @@
+"""The two engines behind one protocol: the Python reference and the compiled core."""

@@ -1,0 +1,1 @@
+"""Development tools (benchmarks, the soak, the server load test). Nothing imports this package."""

@@ -1,0 +1,1 @@
+"""Pictures of a hand: the text renderer and the SVG table."""

@@ -1,0 +1,1 @@
+"""Encoders over the engine: observations, the critic's state, wait features, rewards."""

@@ -1,0 +1,1 @@
+"""Adapters: the PettingZoo AEC environment, Gymnasium wrappers, RLlib."""

@@ -1,0 +1,171 @@
+"""Trainer throughput: ``python -m paohuzi_training.bench [--config configs/ppo.yaml] [--iterations N]``.
+
+Prints, in one run, for one config:
+
+(a) the pure network compute rate: the rollout inference (the actor's and the critic's forward
+    pass at the tick batch of ``games_per_worker`` hands, one torch thread per worker process,
+    the workers in parallel) plus the PPO update (``update_epochs`` over a batch of
+    ``workers x steps_per_worker``, in ``minibatch_size`` steps, on the threads the trainer gives
+    it: ``torch_threads``, or torch's default), on random tensors of the real shapes, on an
+    otherwise idle machine; learner decisions per second;
+(b) the trainer's end-to-end learner decisions per second: ``paohuzi_training.ppo.train`` run for
+    ``--iterations`` iterations of the config (in a scratch folder; evaluations and behaviour
+    cloning off), over the wall time of the iterations after the first (the steady state a long
+    run sees; the first, with torch's and the core's warm-up, is printed too; worker start-up
+    is never an iteration's);
+
+and their ratio. The issue's bar: (b) at least half of (a), and at least 5,000/s for the default
+config on a 2-core machine. A benchmark measures; nothing here asserts a speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from paohuzi_env.game.actions import NUM_ACTIONS
+
+from .config import PPOConfig, load_config
+from .model import model_for
+from .ppo import ppo_update, resolve_device
+
+
+def _random_batch(cfg: PPOConfig, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """A batch of the real shapes: observations in [0, 1], about 8 legal actions a row."""
+    model = model_for(cfg)
+    mask = rng.random((n, NUM_ACTIONS)) < 8 / NUM_ACTIONS
+    mask[np.arange(n), rng.integers(NUM_ACTIONS, size=n)] = True
+    action = np.array([rng.choice(np.flatnonzero(m)) for m in mask], np.int64)
+    return {
+        "obs": rng.random((n, model.obs_size), dtype=np.float32),
+        "mask": mask,
+        "action": action,
+        "logp": np.log(np.full(n, 1 / 8, np.float32)),
+        "value": rng.standard_normal(n).astype(np.float32) * 0.1,
+        "adv": rng.standard_normal(n).astype(np.float32),
+        "ret": rng.standard_normal(n).astype(np.float32) * 0.1,
+        "extra": rng.random((n, model.extra_size if cfg.central_critic else 0), dtype=np.float32),
+        "prior": action.copy(),
+    }
+
+
+def network_rate(cfg: PPOConfig, seconds: float = 3.0) -> dict[str, float]:
+    """(a): seconds per learner decision of inference (per worker) and of the update."""
+    rng = np.random.default_rng(0)
+    workers = cfg.workers or os.cpu_count() or 1
+    model = model_for(cfg)
+    model.eval()
+    b = cfg.games_per_worker
+    tick = _random_batch(cfg, b, rng)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as a rollout worker
+    try:
+        with torch.no_grad():
+            o, m = torch.from_numpy(tick["obs"]), torch.from_numpy(tick["mask"])
+            p = torch.from_numpy(tick["prior"]) if cfg.prior != "none" else None
+            e = torch.from_numpy(tick["extra"]) if cfg.central_critic else None
+            n = 0
+            t0 = time.perf_counter()
+            while time.perf_counter() - t0 < seconds:
+                logits = model.masked_logits(o, m, p)
+                torch.log_softmax(logits, -1)
+                model.value(o, e)
+                n += b
+            t_inf = (time.perf_counter() - t0) / n
+    finally:
+        torch.set_num_threads(threads)
+    device = resolve_device(cfg.device)
+    if cfg.torch_threads:  # the update runs on the threads the trainer gives it
+        torch.set_num_threads(cfg.torch_threads)
+    model = model_for(cfg).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    per_iter = workers * cfg.steps_per_worker
+    batch = _random_batch(cfg, per_iter, rng)
+    full = dataclasses.replace(cfg, target_kl=None)  # every epoch, as the config allows at most
+    ppo_update(model, opt, batch, full, device, rng)  # warm-up
+    n = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds or n == 0:
+        ppo_update(model, opt, batch, full, device, rng)
+        n += per_iter
+    t_upd = (time.perf_counter() - t0) / n
+    torch.set_num_threads(threads)
+    return {"inference_s": t_inf, "update_s": t_upd, "workers": workers,
+            "update_threads": cfg.torch_threads or threads,
+            "rate": 1.0 / (t_inf / workers + t_upd)}
+
+
+def trainer_rate(cfg: PPOConfig, iterations: int) -> dict[str, float]:
+    """(b): ``train`` for ``iterations`` iterations in a scratch folder; decisions per second of
+    the iterations' wall time (start-up excluded)."""
+    from .checkpoint import load_checkpoint
+    from .ppo import train
+
+    workers = cfg.workers or os.cpu_count() or 1
+    per_iter = workers * cfg.steps_per_worker
+    run = dataclasses.replace(cfg, run_name="bench", total_steps=iterations * per_iter,
+                              eval_every=0, final_eval_deals=0, bc_steps=0, save_every=10**9,
+                              save_minutes=0.0)
+    old = Path.cwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chdir(tmp)
+        try:
+            with open(os.devnull, "w") as null, contextlib.redirect_stderr(null):
+                final = train(run, log=lambda *a: None)
+            data = load_checkpoint(final)
+        finally:
+            os.chdir(old)
+    times = data["iteration_seconds"]
+    steady = per_iter * (len(times) - 1) / sum(times[1:]) if len(times) > 1 else float("nan")
+    return {"steps": float(data["global_step"]), "seconds": float(data["train_seconds"]),
+            "first": float(times[0]), "rate": steady,
+            "overall": data["global_step"] / data["train_seconds"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m paohuzi_training.bench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--config", default="configs/ppo.yaml")
+    p.add_argument("--iterations", type=int, default=8, help="trainer iterations for (b)")
+    p.add_argument("--seconds", type=float, default=3.0, help="time per network figure")
+    p.add_argument("overrides", nargs="*", help="key=value config overrides")
+    a = p.parse_args(argv)
+    try:
+        cfg = load_config(a.config, a.overrides)
+    except ValueError as e:
+        print(f"paohuzi_training.bench: error: {e}", file=sys.stderr)
+        return 2
+    if a.iterations < 2 or a.seconds <= 0:
+        p.error("--iterations must be >= 2 and --seconds positive")
+    workers = cfg.workers or os.cpu_count() or 1
+    print(f"paohuzi_training.bench: {a.config} {' '.join(a.overrides)}".rstrip())
+    print(f"  hidden {cfg.hidden}, central critic {cfg.central_critic}, prior {cfg.prior}, "
+          f"{workers} worker(s) x {cfg.games_per_worker} hands, batch "
+          f"{workers * cfg.steps_per_worker}, minibatch {cfg.minibatch_size}, "
+          f"{cfg.update_epochs} epoch(s); torch {torch.__version__}, "
+          f"{torch.get_num_threads()} threads, {os.cpu_count()} CPUs, device {cfg.device}")
+    net = network_rate(cfg, a.seconds)
+    print(f"(a) network compute: inference {net['inference_s'] * 1e6:.1f} µs/decision per worker "
+          f"(÷{net['workers']} in parallel), update {net['update_s'] * 1e6:.1f} µs/decision on "
+          f"{net['update_threads']} thread(s) -> {net['rate']:,.0f} decisions/s")
+    tr = trainer_rate(cfg, a.iterations)
+    print(f"(b) trainer end to end: {tr['steps']:,.0f} decisions in {tr['seconds']:.1f} s of "
+          f"iterations ({tr['overall']:,.0f}/s); after the first iteration ({tr['first']:.1f} s: "
+          f"torch and memo warm-up) -> {tr['rate']:,.0f} decisions/s")
+    ratio = tr["rate"] / net["rate"]
+    print(f"(b)/(a) = {ratio:.2f} (bar: >= 0.5 {'met' if ratio >= 0.5 else 'BELOW'}); "
+          f"(b) >= 5,000/s {'met' if tr['rate'] >= 5000 else 'BELOW'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,491 @@
+"""Duplicate-deal evaluation: ``paohuzi-eval CANDIDATE --vs OPPONENT [...]``.
+
+Each deal (a seeded deck and dealer) is played three times, the candidate in each seat in turn
+against the opponents (seat rotation), so the luck of the deal cancels. Confidence intervals are
+computed over deals (the candidate's mean points over the three rotations of a deal), never over
+games. Agents are specs: ``random``, ``greedy``, ``expert``, ``search[:OPTIONS]``,
+``checkpoint:PATH``.
+
+Results are identical for the same seed whatever the number of worker processes: every deal and
+every agent seat draws from its own ``SeedSequence`` keyed by (seed, deal, rotation, seat).
+
+``--league A B C ...`` plays a round robin (each agent as candidate against every other) and
+rates all agents with OpenSkill (Plackett–Luce) from the finishing order of every game; it
+prints the ratings and the pairwise table as Markdown, ``--plot PNG`` draws the ratings.
+
+``--save-records DIR N`` saves N of the evaluated games as hand records (``Game.record()`` plus
+the seats' agent specs and, for checkpoint agents, the action probabilities of every decision),
+chosen by ``--save-which``: the first N games, or those where the candidate scored worst or best.
+``paohuzi replay FILE --html OUT`` turns one into a page to step through.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from paohuzi_env.agents import decide, make_agent
+from paohuzi_env.backends.select import BACKENDS, game_class, resolve_backend
+from paohuzi_env.display.svg import display_name
+from paohuzi_env.game.engine import replay_record
+from paohuzi_env.game.rules import as_rules, get_rules, preset_names
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One game: the candidate's seat and outcome."""
+
+    deal: int
+    rotation: int
+    points: int
+    won: bool
+    hu: bool
+    dealer: bool
+    scores: tuple[int, int, int]
+
+
+def _seed_of(seed: int, *keys: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence([seed, *keys])
+
+
+
+def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, rules,
+              backend: str = "python") -> list[GameRow]:
+    """The three rotations of one deal (``backend``: ``fast`` or ``python``; the same rows)."""
+    rules = as_rules(rules)
+    game_cls = game_class(backend)
+    base = game_cls(rules, seed=_seed_of(seed, deal))
+    rows = []
+    for rot in range(3):
+        game = game_cls(rules, deck=base.deck, dealer=base.dealer)
+        specs, agents = _seat_agents(candidate, opponents, deal, rot, seed, rules)
+        while not game.done:
+            s = game.current_player
+            assert s is not None
+            game.step(decide(agents[s], game, s))  # a bot's compiled twin is the agent's choice
+        r = game.result
+        assert r is not None
+        rows.append(GameRow(deal, rot, r.scores[rot], r.winner == rot, r.winner is not None,
+                            game.dealer == rot, r.scores))
+    return rows
+
+
+def _probs_and_action(agent: Any, game: Any, seat: int) -> tuple[int, dict[str, float] | None]:
+    """The agent's action and, for a greedy policy network (``checkpoint:``), its action
+    probabilities over the legal actions (the same forward pass ``PolicyAgent.act`` makes)."""
+    if getattr(agent, "model", None) is None or getattr(agent, "sample", True):
+        return decide(agent, game, seat), None
+    from .policy import PolicyAgent  # torch is loaded: the agent holds a network
+
+    if not isinstance(agent, PolicyAgent):
+        return decide(agent, game, seat), None
+    view = game.view(seat)
+    logits = agent.logits(view)
+    p = logits.softmax(-1)
+    return int(logits.argmax()), {str(a): float(p[a]) for a in view.legal}
+
+
+def _seat_agents(candidate: str, opponents: Sequence[str], deal: int, rot: int, seed: int,
+                 rules) -> tuple[dict[int, str], dict[int, Any]]:
+    """The specs and agents of each seat when the candidate sits in seat ``rot`` of ``deal``
+    (each seeded by (seed, deal, rotation, seat)): one function, so a recorded game replays the
+    evaluated one move for move."""
+    specs = {rot: candidate, (rot + 1) % 3: opponents[0], (rot + 2) % 3: opponents[1]}
+    agents = {s: make_agent(specs[s], seed=_seed_of(seed, deal, rot, s), rules=rules)
+              for s in range(3)}
+    return specs, agents
+
+
+def record_game(candidate: str, opponents: Sequence[str], deal: int, rotation: int, seed: int,
+                rules, backend: str = "python") -> dict[str, Any]:
+    """One game of :func:`play_deal` again (the same deal, seats and agent seeds, so the same
+    moves) as a hand record with ``seats`` and, where an agent gives them, ``probs``."""
+    rules = as_rules(rules)
+    game_cls = game_class(backend)
+    base = game_cls(rules, seed=_seed_of(seed, deal))
+    game = game_cls(rules, deck=base.deck, dealer=base.dealer)
+    specs, agents = _seat_agents(candidate, opponents, deal, rotation, seed, rules)
+    probs: list[dict[str, float] | None] = []
+    while not game.done:
+        s = game.current_player
+        assert s is not None
+        a, p = _probs_and_action(agents[s], game, s)
+        probs.append(p)
+        game.step(a)
+    rec = game.record()
+    rec["seats"] = [specs[s] for s in range(3)]
+    rec["probs"] = probs if any(p is not None for p in probs) else None
+    r = game.result
+    rec["title"] = (f"{display_name(candidate)} (座{rotation}) vs "
+                    f"{' / '.join(map(display_name, opponents))} — deal {deal}, seed {seed}: "
+                    f"{r.scores[rotation]:+d}")
+    return rec
+
+
+SAVE_WHICH = ("first", "worst", "best")
+
+
+def save_records(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str], out_dir,
+                 n: int, *, which: str = "first", seed: int = 0, rules="huaihua",
+                 backend: str | None = None) -> list[Path]:
+    """Save ``n`` of the evaluated games (``rows`` from :func:`evaluate`) as record files in
+    ``out_dir``: the ``first`` ones, or those where the candidate scored ``worst`` or ``best``.
+
+    Raises:
+        ValueError: for ``n`` below 1 or an unknown ``which``.
+    """
+    if n < 1:
+        raise ValueError(f"the number of records to save must be at least 1, got {n}")
+    if which not in SAVE_WHICH:
+        raise ValueError(f"which must be one of {SAVE_WHICH}, got {which!r}")
+    order = list(rows)
+    if which == "worst":
+        order.sort(key=lambda r: r.points)
+    elif which == "best":
+        order.sort(key=lambda r: -r.points)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    backend = resolve_backend(backend)
+    paths = []
+    for row in order[:n]:
+        rec = record_game(candidate, opponents, row.deal, row.rotation, seed, rules, backend)
+        scores = tuple(replay_record(game_class("python"), rec).result.scores)
+        if scores != tuple(row.scores):
+            raise RuntimeError(f"deal {row.deal}, seat {row.rotation} played again scored {scores}, "
+                               f"not {row.scores}: an agent is not deterministic for its seed")
+        path = out / f"deal{row.deal:05d}-seat{row.rotation}.json"
+        path.write_text(json.dumps(rec, ensure_ascii=False), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _work(args) -> list[GameRow]:
+    candidate, opponents, deals, seed, rules, backend = args
+    out: list[GameRow] = []
+    for d in deals:
+        out.extend(play_deal(candidate, opponents, d, seed, rules, backend))
+    return out
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a proportion k/n."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, mid - half), min(1.0, mid + half))
+
+
+def mean_ci(values: Sequence[float], z: float = 1.96) -> tuple[float, float, float]:
+    """Mean and normal-approximation 95% interval (sample standard deviation)."""
+    n = len(values)
+    if n == 0:
+        return (0.0, 0.0, 0.0)
+    m = float(np.mean(values))
+    if n == 1:
+        return (m, m, m)
+    half = z * float(np.std(values, ddof=1)) / math.sqrt(n)
+    return (m, m - half, m + half)
+
+
+def summarise(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str],
+              n_deals: int, seconds: float, rules_name: str) -> dict:
+    """The evaluation table as a dict (JSON-ready)."""
+    per_deal: dict[int, list[int]] = {}
+    for r in rows:
+        per_deal.setdefault(r.deal, []).append(r.points)
+    deal_means = [float(np.mean(v)) for _, v in sorted(per_deal.items())]
+    m, lo, hi = mean_ci(deal_means)
+    games = len(rows)
+    wins = sum(r.won for r in rows)
+    wlo, whi = wilson(wins, games)
+    dealer = [r.points for r in rows if r.dealer]
+    other = [r.points for r in rows if not r.dealer]
+    dm, dlo, dhi = mean_ci(dealer)
+    om, olo, ohi = mean_ci(other)
+    return {
+        "candidate": candidate, "opponents": list(opponents), "rules": rules_name,
+        "deals": n_deals, "games": games,
+        "mean_points": m, "ci95": [lo, hi],
+        "win_rate": wins / games if games else 0.0, "win_rate_ci95": [wlo, whi],
+        "hu_rate": sum(r.hu for r in rows) / games if games else 0.0,
+        "draw_rate": sum(not r.hu for r in rows) / games if games else 0.0,
+        "dealer": {"games": len(dealer), "mean_points": dm, "ci95": [dlo, dhi]},
+        "non_dealer": {"games": len(other), "mean_points": om, "ci95": [olo, ohi]},
+        "wall_seconds": seconds,
+    }
+
+
+def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals: int = 1000,
+             seed: int = 0, rules="huaihua", workers: int | None = None,
+             progress: bool = True, mp_context: str = "fork", backend: str | None = None,
+             batched: bool = True) -> dict:
+    """Duplicate-deal evaluation of ``candidate`` against ``opponents``.
+
+    Args:
+        candidate: an agent spec.
+        opponents: one spec for both other seats, or two specs (next, previous seat).
+        deals: number of deals (each played three times).
+        seed: the evaluation seed; the same seed gives the same deals and numbers.
+        rules: a preset name or Rules.
+        workers: processes (default: all cores); results do not depend on it.
+        progress: show a progress bar.
+        mp_context: ``fork`` (default; works from any script) or ``spawn`` (for processes
+            that already run torch threads, like the trainer).
+        backend: ``auto`` (default: the compiled core when built), ``fast`` or ``python``; the
+            numbers do not depend on it (:mod:`paohuzi_env.backends.select`).
+        batched: on the fast backend, play network agents over a VectorGame with one forward
+            pass per tick (:mod:`paohuzi_training.batched_eval`); the numbers do not depend on it.
+
+    Returns:
+        The summary dict of :func:`summarise`, plus ``rows`` (per game).
+    """
+    if isinstance(opponents, str):
+        opponents = [opponents, opponents]
+    opponents = list(opponents)
+    if len(opponents) != 2:
+        raise ValueError(f"opponents must be one spec or two, got {opponents}")
+    rules = as_rules(rules)
+    for spec in [candidate, *opponents]:
+        make_agent(spec, seed=0, rules=rules)  # fail early with a clear message
+    if deals < 1:
+        raise ValueError(f"deals must be >= 1, got {deals}")
+    workers = workers or os.cpu_count() or 1
+    chunk = max(1, min(25, deals // (4 * workers) or 1))
+    backend = resolve_backend(backend)
+    work = _work
+    if batched and backend == "fast":
+        from . import batched_eval
+
+        if batched_eval.wanted([candidate, *opponents], rules):
+            work = batched_eval.work
+            chunk = batched_eval.chunk_size(deals, workers, [candidate, *opponents])
+    jobs = [(candidate, opponents, list(range(i, min(deals, i + chunk))), seed, rules, backend)
+            for i in range(0, deals, chunk)]
+    start = time.perf_counter()
+    rows: list[GameRow] = []
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=deals, desc=f"{candidate} vs {'/'.join(opponents)}", unit="deal",
+                   file=sys.stderr, leave=False)
+    if workers == 1:
+        for job in jobs:
+            rows.extend(work(job))
+            if bar:
+                bar.update(len(job[2]))
+    else:
+        with get_context(mp_context).Pool(workers) as pool:
+            for part in pool.imap(work, jobs):
+                rows.extend(part)
+                if bar:
+                    bar.update(len(part) // 3)
+    if bar:
+        bar.close()
+    rows.sort(key=lambda r: (r.deal, r.rotation))
+    out = summarise(rows, candidate, opponents, deals, time.perf_counter() - start, rules.name)
+    out["rows"] = rows
+    return out
+
+
+def league(agents: Sequence[str], *, deals: int = 200, seed: int = 0, rules="huaihua",
+           workers: int | None = None, progress: bool = True, backend: str | None = None) -> dict:
+    """Round robin: every agent against every other (as candidate vs two copies), with
+    OpenSkill Plackett–Luce ratings from each game's finishing order."""
+    from openskill.models import PlackettLuce
+
+    if len(set(agents)) < 2:
+        raise ValueError("a league needs at least two different agents")
+    model = PlackettLuce()
+    ratings = {a: model.rating(name=a) for a in agents}
+    pairs = {}
+    for a in agents:
+        for b in agents:
+            if a == b:
+                continue
+            res = evaluate(a, b, deals=deals, seed=seed, rules=rules, workers=workers,
+                           progress=progress, backend=backend)
+            pairs[f"{a} vs {b}"] = {k: v for k, v in res.items() if k != "rows"}
+            for r in res["rows"]:
+                seats = [a if s == r.rotation else b for s in range(3)]
+                teams = [[ratings[x]] for x in seats]
+                # Plackett–Luce ranks: lower is better; ties share a rank.
+                ranks = [-p for p in r.scores]
+                new = model.rate(teams, ranks=ranks)
+                # an agent seated twice takes the mean of its two updates
+                upd: dict[str, list] = {}
+                for x, t in zip(seats, new):
+                    upd.setdefault(x, []).append(t[0])
+                for x, lst in upd.items():
+                    mu = sum(p.mu for p in lst) / len(lst)
+                    sigma = sum(p.sigma for p in lst) / len(lst)
+                    ratings[x] = model.rating(mu=mu, sigma=sigma, name=x)
+    table = [{"agent": a, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
+             for a, r in sorted(ratings.items(), key=lambda item: -item[1].ordinal())]
+    return add_points({"ratings": table, "matches": pairs})
+
+
+def add_points(res: dict) -> dict:
+    """Add to each rating row of a league the agent's points per hand as candidate, averaged
+    over its matches (each against two copies of one other agent, the same deals in each), with
+    a 95% CI from the matches' independent CIs. OpenSkill rates the finishing order only (who
+    won, not by how much); this is the score the game is played for."""
+    for row in res["ratings"]:
+        ms = [m for k, m in res["matches"].items() if k.startswith(f"{row['agent']} vs ")]
+        if not ms:
+            continue
+        mean = sum(m["mean_points"] for m in ms) / len(ms)
+        half = math.sqrt(sum(((m["ci95"][1] - m["ci95"][0]) / 2) ** 2 for m in ms)) / len(ms)
+        row["mean_points"] = mean
+        row["points_ci95"] = [mean - half, mean + half]
+    return res
+
+
+def ladder_markdown(res: dict) -> str:
+    """A league's ratings and its pairwise table (candidate's mean points per hand against two
+    copies of each opponent, 95% CI over deals) as Markdown, as shown in the README."""
+    agents = [r["agent"] for r in res["ratings"]]
+    lines = ["| agent | OpenSkill mu | sigma | ordinal (mu - 3 sigma) | points per hand vs the "
+             "field [95% CI] |", "|---|---|---|---|---|"]
+    for r in res["ratings"]:
+        pts = (f"{r['mean_points']:+.2f} [{r['points_ci95'][0]:+.2f}, "
+               f"{r['points_ci95'][1]:+.2f}]" if "mean_points" in r else "")
+        lines.append(f"| `{r['agent']}` | {r['mu']:.2f} | {r['sigma']:.2f} | "
+                     f"{r['ordinal']:.2f} | {pts} |")
+    lines += ["", "| candidate \\ vs | " + " | ".join(f"`{a}`" for a in agents) + " |",
+              "|---|" + "---|" * len(agents)]
+    for a in agents:
+        cells = []
+        for b in agents:
+            m = res["matches"].get(f"{a} vs {b}")
+            cells.append("" if m is None else
+                         f"{m['mean_points']:+.2f} [{m['ci95'][0]:+.2f}, {m['ci95'][1]:+.2f}]")
+        lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _fmt_ci(m: float, ci: Sequence[float]) -> str:
+    return f"{m:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]"
+
+
+def print_table(results: Sequence[dict]) -> None:
+    """A rich table of evaluation summaries."""
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title="duplicate-deal evaluation (points per hand, 95% CI over deals)")
+    for col in ("candidate", "vs", "rules", "deals", "mean points", "win rate", "hu rate",
+                "荒庄 rate", "as dealer", "non-dealer", "s"):
+        t.add_column(col)
+    for r in results:
+        t.add_row(
+            r["candidate"], "/".join(r["opponents"]), r["rules"], str(r["deals"]),
+            _fmt_ci(r["mean_points"], r["ci95"]),
+            f"{r['win_rate']:.3f} [{r['win_rate_ci95'][0]:.3f}, {r['win_rate_ci95'][1]:.3f}]",
+            f"{r['hu_rate']:.3f}", f"{r['draw_rate']:.3f}",
+            f"{r['dealer']['mean_points']:+.2f}", f"{r['non_dealer']['mean_points']:+.2f}",
+            f"{r['wall_seconds']:.0f}",
+        )
+    Console(width=max(160, Console().width)).print(t)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="paohuzi-eval", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("candidate", nargs="?", help="agent spec (random, greedy, expert, search[:OPTIONS], "
+                        "checkpoint:PATH)")
+    p.add_argument("--vs", nargs="+", default=["expert"],
+                   help="opponent specs: one for both seats or two (default: expert)")
+    p.add_argument("--league", nargs="+", metavar="AGENT", help="round robin with OpenSkill ratings")
+    p.add_argument("--deals", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rules", default="huaihua", help=f"preset: {', '.join(preset_names())}")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    p.add_argument("--json", help="write the results to this JSON file")
+    p.add_argument("--plot", metavar="PNG", help="with --league: a bar chart of the ratings")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--backend", choices=BACKENDS, default=None,
+                   help="engine: auto (default, or $PAOHUZI_BACKEND: the compiled core when built), "
+                        "fast or python; the numbers do not depend on it")
+    p.add_argument("--per-decision", action="store_true",
+                   help="ask network agents one decision at a time (default: batched over hands)")
+    p.add_argument("--save-records", nargs=2, metavar=("DIR", "N"),
+                   help="save N of the games as hand records in DIR (paohuzi replay FILE --html OUT)")
+    p.add_argument("--save-which", choices=SAVE_WHICH, default="first",
+                   help="which games --save-records saves: the first, or the candidate's worst or best")
+    p.add_argument("--trust-checkpoint", action="store_true",
+                   help="load checkpoint:PATH files even if they need arbitrary pickled objects "
+                        "(can run code: only for files you made)")
+    a = p.parse_args(argv)
+    if a.trust_checkpoint:
+        from .checkpoint import trust_checkpoints
+
+        trust_checkpoints()  # this process and its workers
+    if a.save_records and a.league:
+        p.error("--save-records saves games of one candidate; it does not go with --league")
+    if a.plot and not a.league:
+        p.error("--plot draws a league's ratings: use it with --league")
+    try:
+        rules = get_rules(a.rules)
+        if a.league:
+            res = league(a.league, deals=a.deals, seed=a.seed, rules=rules, workers=a.workers,
+                         progress=not a.no_progress, backend=a.backend)
+            print_table(list(res["matches"].values()))
+            print(ladder_markdown(res))
+            if a.plot:
+                from .plot import plot_ladder
+
+                plot_ladder(res, a.plot, f"strength ladder ({rules.name}, {a.deals} deals a pair,"
+                                         f" seed {a.seed})")
+                print(f"wrote {a.plot}", file=sys.stderr)
+            out = res
+        else:
+            if not a.candidate:
+                p.error("give a candidate agent spec, or --league")
+            opp = a.vs if len(a.vs) == 2 else [a.vs[0], a.vs[0]]
+            n_save = 0
+            if a.save_records:
+                try:
+                    n_save = int(a.save_records[1])
+                except ValueError:
+                    raise ValueError(f"--save-records DIR N: N must be a whole number, got "
+                                     f"{a.save_records[1]!r}") from None
+                if n_save < 1:
+                    raise ValueError(f"--save-records DIR N: N must be at least 1, got {n_save}")
+            res = evaluate(a.candidate, opp, deals=a.deals, seed=a.seed, rules=rules,
+                           workers=a.workers, progress=not a.no_progress, backend=a.backend,
+                           batched=not a.per_decision)
+            rows = res.pop("rows")
+            if a.save_records:
+                paths = save_records(rows, a.candidate, opp, a.save_records[0], n_save,
+                                     which=a.save_which, seed=a.seed, rules=rules,
+                                     backend=a.backend)
+                print(f"saved {len(paths)} records in {a.save_records[0]} "
+                      f"(paohuzi replay FILE --html OUT)", file=sys.stderr)
+            print_table([res])
+            out = res
+    except ValueError as e:
+        print(f"paohuzi-eval: error: {e}", file=sys.stderr)
+        return 2
+    if a.json:
+        with open(a.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, ensure_ascii=False, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,506 @@
+"""Masked PPO self-play for 跑胡子, in the spirit of CleanRL's ``ppo.py``.
+
+``paohuzi-train --config configs/ppo.yaml [key=value ...] [--resume PATH]``
+
+One network plays every seat from the seat-relative observation. Read top to bottom: the config
+(:mod:`paohuzi_training.config`; what a resumed run may change), the loop (:func:`train`: rollout
+workers collect a batch, the update learns from it, then logging, snapshots, checkpoints and
+evaluation), the update (:func:`ppo_update`). The pieces live in modules of their own: the
+rollouts (:mod:`paohuzi_training.rollout`, one loop over either engine), the workers, local
+processes or Ray actors (:mod:`paohuzi_training.workers`), the batches and GAE
+(:mod:`paohuzi_training.batch`), the snapshot league (:mod:`paohuzi_training.league`), behaviour
+cloning (:mod:`paohuzi_training.bc`) and the network (:mod:`paohuzi_training.model`).
+
+Rollout workers (default: one per core) step many hands at once; the main process runs the PPO
+update, evaluates through the duplicate-deal harness, logs to TensorBoard (``runs/<run>``) and
+writes atomic checkpoints to ``checkpoints/<run>/`` (``latest.pt`` and ``final.pt``).
+``--resume`` continues a killed run from its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from paohuzi_env.backends.select import resolve_backend, vector_game_class
+
+from .batch import merge
+from .bc import behaviour_clone
+from .checkpoint import load_checkpoint, save_checkpoint
+from .config import PPOConfig, load_config, to_dict
+from .league import League, frozen_state
+from .model import model_for, widen_for_waits
+from .workers import make_workers
+
+# ---------------------------------------------------------------------- config
+
+RESUME_MAY_CHANGE = frozenset({
+    "total_steps", "workers", "eval_every", "eval_deals", "eval_opponents", "final_eval_deals",
+    "save_every", "save_minutes", "device", "backend", "overlap", "save_records", "torch_threads",
+    "ray",
+})
+"""Config keys a resumed run may change (the rest must match the checkpoint)."""
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device 'cuda' was asked for but no CUDA device is available")
+    return torch.device(name)
+
+
+def _resume_state(resume: str, cfg: PPOConfig, log, trust: bool | None = None) -> dict:
+    """The checkpoint to continue from, checked against the config (only
+    :data:`RESUME_MAY_CHANGE` may differ)."""
+    data = load_checkpoint(resume, rules=cfg.resolved_rules, trust=trust)
+    if data.get("policy_only"):
+        raise ValueError(f"{resume} is a play-only export; resume from the run's latest.pt")
+    saved, given = data["config"], to_dict(cfg)
+    diff = sorted(k for k in set(saved) | set(given) if saved.get(k) != given.get(k))
+    fixed = [k for k in diff if k not in RESUME_MAY_CHANGE]
+    if fixed:
+        raise ValueError(
+            f"cannot resume {resume} with a different {fixed}: a run keeps its config; "
+            f"only {sorted(RESUME_MAY_CHANGE)} may change on resume"
+        )
+    if diff:
+        log(f"resuming with changed {diff}")
+    return data
+
+
+# ---------------------------------------------------------------------- the loop
+
+
+def _log(*args: Any) -> None:
+    """print, flushed (a log redirected to a file shows each line as it happens)."""
+    print(*args, flush=True)
+
+
+def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | None = None) -> Path:
+    """Train; returns the path of the final checkpoint. ``trust``: load ``resume`` even if it
+    needs pickled objects (:func:`paohuzi_training.checkpoint.load_checkpoint`)."""
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    rules = cfg.resolved_rules
+    device = resolve_device(cfg.device)
+    run = f"{cfg.run_name}__{cfg.seed}"
+    ckpt_dir = Path("checkpoints") / run
+    ckpt_path = ckpt_dir / "latest.pt"
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 1]))
+    model = model_for(cfg).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    global_step, iteration, t_train = 0, 0, 0.0
+    league = League(cfg)
+    worker_states = None
+    eval_history: list[dict] = []
+    iteration_seconds: list[float] = []  # wall time of each iteration (paohuzi_training.bench reads it)
+    ref = None  # the network PPO started from (distilled or init_from), for the KL penalty
+    if resume:
+        data = _resume_state(resume, cfg, log, trust)
+        model.load_state_dict(data["model"])
+        optimizer.load_state_dict(data["optimizer"])
+        global_step, iteration = data["global_step"], data["iteration"]
+        t_train = data.get("train_seconds", 0.0)
+        league = League(cfg, data["snapshots"], data["snapshot_ema"])
+        rng.bit_generator.state = data["rng_state"]
+        torch.set_rng_state(data["torch_rng_state"])
+        worker_states = data["worker_rng_states"]
+        eval_history = data.get("eval_history", [])
+        if data.get("kl_ref") is not None:
+            ref = _frozen(model_for(cfg).to(device), data["kl_ref"])
+        log(f"resumed {resume} at step {global_step} (iteration {iteration})")
+    if cfg.ray:
+        from .workers import connect
+
+        ray_cpus = connect(cfg.ray, log)  # joins (or starts) Ray before the actors are made
+        n_workers = cfg.workers or ray_cpus
+    else:
+        n_workers = cfg.workers or os.cpu_count() or 1
+    if worker_states is not None and len(worker_states) != n_workers:
+        worker_states = None  # a different worker count: fresh worker generators
+    writer = SummaryWriter(f"runs/{run}")
+    writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
+        f"|{k}|{v}|" for k, v in to_dict(cfg).items()))
+
+    def save(path: Path, states) -> None:
+        save_checkpoint(path, {
+            "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+            "config": to_dict(cfg), "rules": {"name": rules.name, "overrides": rules.overrides()},
+            "global_step": global_step, "iteration": iteration, "train_seconds": t_train,
+            "snapshots": league.snapshots, "snapshot_ema": league.ema,
+            "rng_state": rng.bit_generator.state, "torch_rng_state": torch.get_rng_state(),
+            "worker_rng_states": states, "eval_history": eval_history,
+            "iteration_seconds": iteration_seconds[-1000:],
+            **({"kl_ref": ref.state_dict()} if ref is not None else {}),
+        })
+
+    vg_cls = vector_game_class(cfg.backend)
+    per_iter = n_workers * cfg.steps_per_worker
+    log(f"paohuzi-train: run {run} | rules {rules.name} | device {device} | torch threads "
+        f"{cfg.torch_threads or torch.get_num_threads()} | {n_workers} rollout worker(s) on "
+        f"backend {resolve_backend(cfg.backend)} ({vg_cls.__module__}.{vg_cls.__name__})\n"
+        f"  {cfg.total_steps:,} learner decisions in iterations of {per_iter:,} "
+        f"({-(-max(0, cfg.total_steps - global_step) // per_iter)} to go); checkpoints: "
+        f"{ckpt_path} (every {cfg.save_every} iterations"
+        + (f" or {cfg.save_minutes:g} min" if cfg.save_minutes else "") + ")\n"
+        f"  TensorBoard: tensorboard --logdir runs   (this run: runs/{run})\n"
+        f"  the bar's ETA appears after the first iteration; Ctrl-C (or SIGTERM) saves "
+        f"{ckpt_path.name} and stops; resume with --resume {ckpt_path}")
+    if cfg.bc_steps and global_step == 0 and not resume:
+        behaviour_clone(model, optimizer, cfg, device, rng, log)
+    if cfg.init_from and global_step == 0 and not resume:
+        _init_from(model, cfg, log, trust)
+    if cfg.distill_labels and global_step == 0 and not resume:
+        from .distill import distill
+
+        distill(model, optimizer, cfg, device, rng, log, writer, ckpt_dir)
+        for group in optimizer.param_groups:
+            group["lr"] = cfg.learning_rate
+        optimizer.state.clear()  # PPO's Adam moments start afresh
+    if ref is None and global_step == 0 and not resume and (
+            cfg.kl_coef > 0 or cfg.init_from or cfg.distill_labels):
+        ref = _frozen(model_for(cfg).to(device), model.state_dict())
+    if cfg.torch_threads:  # the PPO loop's update (behaviour cloning above used torch's default)
+        torch.set_num_threads(cfg.torch_threads)
+    log(f"starting {n_workers} rollout worker(s)" + (" as Ray actors" if cfg.ray else "") + "...")
+    workers = make_workers(cfg, n_workers, worker_states, log=log)
+    bar = tqdm(total=cfg.total_steps, initial=min(global_step, cfg.total_steps),
+               desc=run, unit="step", file=sys.stderr, dynamic_ncols=True)
+    latest_eval = ""
+    states = worker_states
+    stop = _StopFlag(log)
+    last_save = time.monotonic()
+    try:
+        def ask(it: int) -> None:
+            """Request the batch of iteration ``it`` with the current weights (the snapshot pool
+            is sent when it changed, and after a resume)."""
+            nonlocal worker_states
+            send_snaps = league.snapshots if it == 0 or it % cfg.snapshot_every == 0 \
+                or worker_states is not None else None
+            worker_states = None
+            workers.request(frozen_state(model), send_snaps, league.weights(), cfg.steps_per_worker)
+
+        while global_step < cfg.total_steps and not stop.requested:
+            t0 = time.perf_counter()
+            if cfg.anneal_lr:
+                frac = 1.0 - global_step / cfg.total_steps
+                optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+            # 1. rollouts
+            if workers.pending is None:
+                ask(iteration)
+            batches = workers.receive()
+            t_roll = time.perf_counter() - t0
+            states = [b["rng_state"] for b in batches]
+            batch = merge(batches)
+            n = len(batch["action"])
+            if (cfg.overlap and workers.local is None and global_step + n < cfg.total_steps
+                    and not stop.requested):
+                ask(iteration + 1)  # collected while this batch trains: one iteration of lag
+            # 2. the update
+            t1 = time.perf_counter()
+            stats = ppo_update(model, optimizer, batch, cfg, device, rng, ref,
+                               kl_coef_at(cfg, global_step))
+            t_upd = time.perf_counter() - t1
+            global_step += n
+            iteration += 1
+            dt = time.perf_counter() - t0
+            t_train += dt
+            iteration_seconds.append(dt)
+            # 3. logging, the league, checkpoints, evaluation
+            by_opp = _log_iteration(writer, global_step, batches, stats, n, dt, t_roll, t_upd,
+                                    optimizer.param_groups[0]["lr"])
+            league.record(by_opp)
+            league.after_iteration(model, iteration)
+            bar.update(n)
+            bar.set_postfix_str(f"SPS {n / dt:.0f} {latest_eval}")
+            final = global_step >= cfg.total_steps
+            due = cfg.save_minutes and time.monotonic() - last_save >= 60 * cfg.save_minutes
+            if iteration % cfg.save_every == 0 or final or due or stop.requested:
+                save(ckpt_path, states)
+                last_save = time.monotonic()
+            if stop.requested:
+                break
+            if cfg.eval_every and (iteration % cfg.eval_every == 0) and not final:
+                save(ckpt_path, states)
+                res = evaluate_checkpoint(ckpt_path, cfg, cfg.eval_opponents, cfg.eval_deals,
+                                          n_workers)
+                parts = []
+                for opp, r in res.items():
+                    writer.add_scalar(f"eval/{opp}/mean_points", r["mean_points"], global_step)
+                    writer.add_scalar(f"eval/{opp}/ci_low", r["ci95"][0], global_step)
+                    writer.add_scalar(f"eval/{opp}/ci_high", r["ci95"][1], global_step)
+                    writer.add_scalar(f"eval/{opp}/win_rate", r["win_rate"], global_step)
+                    parts.append(f"{opp} {r['mean_points']:+.2f}")
+                eval_history.append({"step": global_step, **_eval_summary(res)})
+                latest_eval = "eval " + " ".join(parts)
+                save(ckpt_path, states)
+    finally:
+        stop.restore()
+        workers.close()
+        bar.close()
+    if stop.requested and global_step < cfg.total_steps:
+        writer.close()
+        log(f"stopped by {stop.requested} at step {global_step:,} (iteration {iteration}); "
+            f"saved {ckpt_path}. Continue with: paohuzi-train --config <the same config> "
+            f"--resume {ckpt_path}")
+        return ckpt_path
+    final_path = ckpt_dir / "final.pt"
+    save(final_path, states)
+    if cfg.final_eval_deals:
+        res = evaluate_checkpoint(final_path, cfg, ["random", "greedy", "expert"],
+                                  cfg.final_eval_deals, n_workers, records=ckpt_dir / "records")
+        from .evaluate import print_table
+
+        print_table(list(res.values()))
+        eval_history.append({"step": global_step, "final": True, **_eval_summary(res)})
+        save(final_path, states)
+        (ckpt_dir / "final_eval.json").write_text(json.dumps(res, indent=2, ensure_ascii=False))
+    writer.close()
+    log(f"final checkpoint: {final_path} ({global_step} steps, {t_train:.0f} s, "
+        f"{global_step / max(t_train, 1e-9):.0f} steps/s)")
+    return final_path
+
+
+def _frozen(model, state: dict):
+    """``model`` with ``state`` loaded, in eval mode and without gradients (the KL reference)."""
+    model.load_state_dict(state)
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model
+
+
+def _init_from(model, cfg: PPOConfig, log, trust: bool | None) -> None:
+    """Start from ``cfg.init_from``'s network: its actor, and its critic when the shapes match
+    (a distilled plain critic under a central-critic config is left fresh)."""
+    from .checkpoint import load_checkpoint
+
+    data = load_checkpoint(cfg.init_from, rules=cfg.resolved_rules, trust=trust)
+    src = data["model"]
+    own = model.state_dict()
+    src_waits = bool((data.get("config") or {}).get("wait_features", False))
+    if model.waits and not src_waits:
+        src = widen_for_waits(src, model)
+        log(f"init_from {cfg.init_from}: a network without wait features; their weights start "
+            "at zero")
+    elif src_waits and not model.waits:
+        raise ValueError(f"init_from {cfg.init_from}: that network reads the wait features; "
+                         "set wait_features: true")
+    actor = {k: v for k, v in src.items() if k.startswith("actor.")}
+    bad = [k for k, v in actor.items() if k not in own or own[k].shape != v.shape]
+    if bad or len(actor) != sum(k.startswith("actor.") for k in own):
+        raise ValueError(f"init_from {cfg.init_from}: its actor does not fit this config's "
+                         f"network (hidden {cfg.hidden}, prior {cfg.prior!r}); mismatched: {bad}")
+    critic = {k: v for k, v in src.items() if k.startswith("critic.")}
+    fits = all(k in own and own[k].shape == v.shape for k, v in critic.items()) and critic
+    model.load_state_dict({**own, **actor, **(critic if fits else {})})
+    log(f"init_from {cfg.init_from}: actor loaded, critic "
+        + ("loaded" if fits else "fresh (its shape differs: e.g. a central critic)"))
+
+
+def _log_iteration(writer, step: int, batches: list[dict], stats: dict, n: int, dt: float,
+                   t_roll: float, t_upd: float, lr: float) -> dict[str, list]:
+    """TensorBoard scalars of one iteration; returns the learner's points and hands against
+    each opponent kind (for the league)."""
+    by_opp: dict[str, list] = {}
+    for b in batches:
+        for k, (pts, cnt) in b["stats"]["by_opponent"].items():
+            acc = by_opp.setdefault(k, [0.0, 0])
+            acc[0] += pts
+            acc[1] += cnt
+    for k, (pts, cnt) in by_opp.items():
+        writer.add_scalar(f"charts/points_vs_{k.replace(':', '_')}", pts / cnt, step)
+    writer.add_scalar("charts/SPS", n / dt, step)
+    writer.add_scalar("charts/rollout_SPS", n / t_roll, step)
+    # the split of an iteration's wall time: rollouts (of which the workers' forward passes,
+    # averaged over workers), the PPO update, and the rest
+    t_inf = float(np.mean([b["stats"].get("seconds", {}).get("inference", 0.0) for b in batches]))
+    writer.add_scalar("time/rollout_s", t_roll, step)
+    writer.add_scalar("time/inference_s", t_inf, step)
+    writer.add_scalar("time/update_s", t_upd, step)
+    writer.add_scalar("time/other_s", max(0.0, dt - t_roll - t_upd), step)
+    writer.add_scalar("charts/learning_rate", lr, step)
+    writer.add_scalar("charts/invalid_actions", sum(b["stats"]["invalid_actions"] for b in batches), step)
+    writer.add_scalar("charts/hands", sum(b["stats"]["hands"] for b in batches), step)
+    for k, v in stats.items():
+        writer.add_scalar(f"losses/{k}", v, step)
+    return by_opp
+
+
+def _eval_summary(res: dict) -> dict:
+    return {o: {"mean_points": r["mean_points"], "ci95": r["ci95"], "win_rate": r["win_rate"]}
+            for o, r in res.items()}
+
+
+def evaluate_checkpoint(path: Path, cfg: PPOConfig, opponents, deals: int, workers: int,
+                        records: Path | None = None) -> dict:
+    """Duplicate-deal evaluation of a checkpoint against each opponent; with ``records``, the
+    ``cfg.save_records`` games it scored worst against each are saved there as hand records."""
+    from .evaluate import evaluate, save_records
+
+    rules = cfg.resolved_rules
+    out = {}
+    for opp in opponents:
+        res = evaluate(f"checkpoint:{path}", opp, deals=deals, seed=cfg.seed + 12345,
+                       rules=rules, workers=workers, progress=False, mp_context="spawn")
+        rows = res.pop("rows")
+        if records is not None and cfg.save_records:
+            save_records(rows, f"checkpoint:{path}", [opp, opp], records / f"vs-{opp}",
+                         cfg.save_records, which="worst", seed=cfg.seed + 12345, rules=rules)
+        out[opp] = res
+    return out
+
+
+class _StopFlag:
+    """SIGINT (Ctrl-C) and SIGTERM ask the training loop to stop: the iteration under way
+    finishes, ``latest.pt`` is written (atomically) and the run ends cleanly. A second Ctrl-C
+    stops at once (``KeyboardInterrupt``), keeping the last checkpoint written."""
+
+    def __init__(self, log) -> None:
+        self.requested: str | None = None
+        self._log = log
+        self._old: dict[int, Any] = {}
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handle)
+        except ValueError:  # not the main thread: leave the signals alone
+            self._old = {}
+
+    def _handle(self, signum, frame) -> None:
+        name = signal.Signals(signum).name
+        if self.requested and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.requested = name
+        self._log(f"\n{name}: finishing this iteration, then saving and stopping "
+                  "(Ctrl-C again to stop at once, keeping the last checkpoint)")
+
+    def restore(self) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old = {}
+
+
+# ---------------------------------------------------------------------- the update
+
+
+def kl_coef_at(cfg: PPOConfig, step: int) -> float:
+    """The KL penalty's coefficient after ``step`` learner steps (``kl_coef`` decaying linearly
+    to 0 over ``kl_decay_steps``; constant when that is 0)."""
+    if cfg.kl_decay_steps <= 0:
+        return cfg.kl_coef
+    return cfg.kl_coef * max(0.0, 1.0 - step / cfg.kl_decay_steps)
+
+
+def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
+               kl_coef: float = 0.0) -> dict:
+    """CleanRL-style clipped PPO epochs over one batch; masks are reapplied on recompute.
+
+    ``ref`` (a frozen :class:`~paohuzi_training.model.ActorCritic`, the network PPO started from): the
+    mean ``KL(policy || ref)`` over the legal actions is reported (``kl_ref``) and, with
+    ``kl_coef`` > 0, added to the loss with that weight, so that PPO does not undo what was
+    distilled unless the gain is worth it."""
+    n = len(batch["action"])
+    t = {k: torch.as_tensor(v, device=device) for k, v in batch.items()}
+    extra = t["extra"] if cfg.central_critic else None
+    clipfracs: list[float] = []
+    kls: list[float] = []
+    stats: dict[str, float] = {}
+    for _epoch in range(cfg.update_epochs):
+        perm = rng.permutation(n)
+        for start in range(0, n, cfg.minibatch_size):
+            mb = torch.as_tensor(perm[start:start + cfg.minibatch_size], device=device)
+            logp, entropy, value, logp_all = model.evaluate(
+                t["obs"][mb], t["mask"][mb], t["action"][mb],
+                None if extra is None else extra[mb], t["prior"][mb], full=True)
+            kl_ref = None
+            if ref is not None:
+                with torch.no_grad():
+                    ref_logp = torch.log_softmax(
+                        ref.masked_logits(t["obs"][mb], t["mask"][mb], t["prior"][mb]), dim=-1)
+                m = t["mask"][mb]
+                kl_ref = torch.where(m, logp_all.exp() * (logp_all - ref_logp),
+                                     torch.zeros_like(logp_all)).sum(-1).mean()
+                kls.append(kl_ref.item())
+            logratio = logp - t["logp"][mb]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - logratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+            adv = t["adv"][mb]
+            if cfg.advantage == "rollout":  # zeros mean "as good as the prior": keep them 0
+                adv = adv / (adv.std() + 1e-8) if len(mb) > 1 else adv
+            else:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(mb) > 1 else adv
+            pg_loss = torch.max(-adv * ratio,
+                                -adv * torch.clamp(ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+            ret, old_v = t["ret"][mb], t["value"][mb]
+            if cfg.clip_vloss:
+                v_clipped = old_v + torch.clamp(value - old_v, -cfg.clip_coef, cfg.clip_coef)
+                v_loss = 0.5 * torch.max((value - ret) ** 2, (v_clipped - ret) ** 2).mean()
+            else:
+                v_loss = 0.5 * ((value - ret) ** 2).mean()
+            ent = entropy.mean()
+            loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+            if kl_ref is not None and kl_coef > 0:
+                loss = loss + kl_coef * kl_ref
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+        if cfg.target_kl is not None and approx_kl.item() > cfg.target_kl:
+            break
+    y_pred, y_true = batch["value"], batch["ret"]
+    var_y = np.var(y_true)
+    stats.update(
+        policy_loss=pg_loss.item(), value_loss=v_loss.item(), entropy=ent.item(),
+        approx_kl=approx_kl.item(), clipfrac=float(np.mean(clipfracs)),
+        explained_variance=float("nan") if var_y == 0 else float(1 - np.var(y_true - y_pred) / var_y),
+    )
+    if kls:
+        stats.update(kl_ref=float(np.mean(kls)), kl_coef=kl_coef)
+    return stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="paohuzi-train", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--config", default=None, help="YAML config (default: the built-in defaults)")
+    p.add_argument("--resume", default=None, help="checkpoint to continue from")
+    p.add_argument("--trust-checkpoint", action="store_true",
+                   help="resume even from a file that needs arbitrary pickled objects (can run code)")
+    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="rollout workers as Ray actors: on a Ray instance started here, or on the "
+                        "cluster at ADDRESS (auto, ray://host:10001); same as ray=ADDRESS")
+    p.add_argument("overrides", nargs="*", help="key=value config overrides")
+    a = p.parse_args(argv)
+    try:
+        overrides = list(a.overrides)
+        if a.ray and "=" in a.ray and "://" not in a.ray:  # --ray key=value: no address given
+            overrides.insert(0, a.ray)
+            a.ray = "local"
+        overrides += [f"ray={a.ray}"] if a.ray else []
+        cfg = load_config(a.config, overrides)
+        train(cfg, resume=a.resume, trust=a.trust_checkpoint or None)
+    except ValueError as e:
+        print(f"paohuzi-train: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # a second Ctrl-C: stopped at once
+        print("paohuzi-train: stopped; the last checkpoint written is kept", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

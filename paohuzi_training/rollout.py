@@ -1,0 +1,300 @@
+"""Self-play rollouts: one loop over many hands, one batched forward pass per tick, either engine.
+
+A :class:`Rollout` owns ``games_per_worker`` hands of a vector game (EnvPool's pattern: every
+call works on every hand, a finished hand is dealt afresh at once): the compiled core's
+:class:`paohuzi_env.backends.fast.VectorGame`, or the Python reference engine behind the same surface,
+:class:`paohuzi_env.backends.reference.ReferenceVectorGame` (``cfg.backend``, see
+:func:`paohuzi_env.backends.select.vector_game_class`). The loop is the same on both.
+
+Each hand draws its table from the opponent mix: the current policy in all three seats, or one
+learner seat against two copies of a past snapshot or of a rule-based bot. Each tick: one
+``observe()`` over every hand; the rule-based opponents and the ``prior`` answer for exactly the
+hands that need them (``policy_actions(..., which=...)``, in C++ on the core); one batched
+forward pass of the learner over every hand where a learner seat acts, and one per snapshot in
+use; duplicate rollouts (``advantage: rollout``) on copies of the hands (``playout_after``); the
+central critic's full-information features from ``state()``. Every decision of a learner seat
+is one transition; when a hand ends, each learner seat's trajectory gets the hand's reward on
+its last transition and its own GAE (:mod:`paohuzi_training.batch`; trajectories of different seats or
+hands never mix).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+import numpy as np
+import torch
+
+from paohuzi_env.agents import make_agent
+from paohuzi_env.backends.reference import ReferenceGame
+from paohuzi_env.backends.select import resolve_backend, vector_game_class
+from paohuzi_env.encode.rewards import reward_from_scores
+from paohuzi_env.game.actions import NUM_ACTIONS
+
+from .batch import finish_batch, new_batch, take_carry, tick_buffers, trajectory_gae
+from .config import PPOConfig
+from .model import ActorCritic, model_for, network_input
+
+hand_reward = reward_from_scores
+"""The reward of one seat for a finished hand: the env's,
+:func:`paohuzi_env.encode.rewards.reward_from_scores`."""
+
+SELF, SNAP = 0, 1
+"""Table kinds of a slot; a rule-based bot ``b`` is ``2 + index of b in opponent_bots``."""
+
+
+class Rollout:
+    """The hands of one worker (see the module docstring).
+
+    Args:
+        cfg: the run's config (``backend`` picks the engine).
+        seed_seq: this worker's seed; it keys the deals, the tables and the sampled actions.
+
+    Raises:
+        ValueError: for ``backend: fast`` when the compiled core is not built.
+    """
+
+    def __init__(self, cfg: PPOConfig, seed_seq: np.random.SeedSequence) -> None:
+        self.cfg = cfg
+        self.rules = cfg.resolved_rules
+        self.backend = resolve_backend(cfg.backend)
+        self.rng = np.random.default_rng(seed_seq)
+        self.model = model_for(cfg)
+        self.model.eval()
+        self.snapshots: list[ActorCritic] = []
+        self.snapshot_weights = np.zeros(0)
+        self.bots = list(cfg.opponent_bots)
+        self.vg: Any = None  # dealt at the first collect(), from self.rng
+        n = cfg.games_per_worker
+        self.kind = np.zeros(n, np.int64)
+        self.learner_seat = np.full(n, -1, np.int64)  # -1: every seat is the learner
+        self.snap = np.zeros(n, np.int64)
+        self.traj: list[dict[int, list[tuple]]] = [{} for _ in range(n)]
+        self.base: list[tuple | None] = [None] * n  # reward_baseline "expert": that deal's points
+        self.carry: dict[str, np.ndarray] | None = None  # transitions beyond the last batch
+
+    # ------------------------------------------------------------------ setup
+
+    def set_weights(self, state_dict, snapshots=None, snapshot_weights=None) -> None:
+        """Load the learner's weights, and the snapshot pool and its sampling weights when
+        given."""
+        self.model.load_state_dict(state_dict)
+        if snapshots is not None:
+            self.snapshots = []
+            for sd in snapshots:
+                m = model_for(self.cfg)
+                m.load_state_dict(sd)
+                m.eval()
+                self.snapshots.append(m)
+        if snapshot_weights is not None:
+            self.snapshot_weights = np.asarray(snapshot_weights, dtype=np.float64)
+
+    def _start(self) -> None:
+        """Deal: the vector game is seeded from this worker's generator when it first plays, so
+        a resumed worker (its generator restored) deals new hands, not the first ones again."""
+        self.vg = vector_game_class(self.backend)(self.cfg.games_per_worker, self.rules,
+                                                  seed=int(self.rng.integers(2**63)), reward="score")
+        for i in range(self.vg.num_hands):
+            self._new_table(i)
+
+    def _new_table(self, i: int) -> None:
+        """Draw slot ``i``'s table for the (fresh) hand it now holds."""
+        cfg = self.cfg
+        shares = np.array([cfg.opponent_self, cfg.opponent_snapshots if self.snapshots else 0.0]
+                          + list(cfg.opponent_bots.values()), dtype=np.float64)
+        kind = int(self.rng.choice(len(shares), p=shares / shares.sum()))
+        learner = int(self.rng.integers(3))
+        self.kind[i] = kind
+        self.learner_seat[i] = -1 if kind == SELF else learner
+        if kind == SNAP:
+            w = self.snapshot_weights if len(self.snapshot_weights) == len(self.snapshots) \
+                else np.ones(len(self.snapshots))
+            self.snap[i] = int(self.rng.choice(len(self.snapshots), p=w / w.sum()))
+        self.traj[i] = {s: [] for s in range(3) if kind == SELF or s == learner}
+        self.base[i] = None
+        if cfg.reward_baseline == "expert":  # the deal as three experts play it
+            g = self.vg.hand(i)  # a copy of the fresh hand: nobody has decided anything yet
+            while not g.done:
+                g.step(g.expert_action())
+            assert g.result is not None
+            self.base[i] = g.result.scores
+
+    def _tag(self, i: int) -> str:
+        k = int(self.kind[i])
+        if k == SELF:
+            return "self"
+        if k == SNAP:
+            return f"snap:{int(self.snap[i])}"
+        return f"bot:{self.bots[k - 2]}"
+
+    # ------------------------------------------------------------------ collection
+
+    @torch.no_grad()
+    def collect(self, n_steps: int) -> dict:
+        """Exactly ``n_steps`` learner transitions of finished hands (play until there are
+        enough; what a finished hand gives beyond them waits for the next call), so every
+        iteration of a run has the same size and a resumed run reaches the same step count."""
+        cfg = self.cfg
+        if self.vg is None:
+            self._start()
+        vg = self.vg
+        n = vg.num_hands
+        obs, mask8, seat, decision, actions, prior, rewards, done = tick_buffers(vg)
+        state = np.empty((n, vg.state_size), np.float32) if cfg.central_critic else None
+        waits = vg.wait_features() if self.model.waits else None  # the buffer, filled per tick
+        r_act = np.zeros((n, 3), np.float32)
+        r_pri = np.zeros((n, 3), np.float32)
+        out = new_batch()
+        stats: dict[str, Any] = {"invalid_actions": 0, "hands": 0, "by_opponent": {}}
+        t_start = time.perf_counter()
+        t_net = 0.0  # forward passes (learner and snapshots)
+        ready = take_carry(self, out)
+        while ready < n_steps:
+            vg.observe(obs, mask8, seat, decision)
+            if waits is not None:
+                vg.wait_features(waits)
+            x = network_input(self.model, obs, waits)  # what the networks read
+            mask = mask8.astype(bool)
+            learner = (self.kind == SELF) | (seat == self.learner_seat)
+            for b, name in enumerate(self.bots):
+                which = ~learner & (self.kind == 2 + b)
+                if which.any():
+                    vg.policy_actions(name, actions, which)
+            snap_turn = ~learner & (self.kind == SNAP)
+            if cfg.prior != "none" and snap_turn.any():
+                # a snapshot of a residual network plays on top of the prior, as the learner
+                vg.policy_actions(cfg.prior, prior, snap_turn)
+            t0 = time.perf_counter()
+            for k in np.unique(self.snap[snap_turn]):
+                idx = np.flatnonzero(snap_turn & (self.snap == k))
+                pt = None if cfg.prior == "none" else torch.from_numpy(prior[idx])
+                actions[idx] = self._sample(self.snapshots[int(k)], x[idx], mask[idx], pt)[0]
+            t_net += time.perf_counter() - t0
+            idx = np.flatnonzero(learner)
+            if len(idx):
+                pt = None
+                if cfg.prior != "none":
+                    vg.policy_actions(cfg.prior, prior, learner)
+                    pt = torch.from_numpy(prior[idx])
+                t0 = time.perf_counter()
+                a, logp, logits_ok = self._sample(self.model, x[idx], mask[idx], pt)
+                actions[idx] = a
+                ot = torch.from_numpy(x[idx])
+                extra = None
+                if state is not None:
+                    vg.state(state)
+                    extra = state[idx, vg.obs_size:]
+                    values = self.model.value(ot, torch.from_numpy(extra)).numpy()
+                else:
+                    values = self.model.value(ot).numpy()
+                t_net += time.perf_counter() - t0
+                dev = np.zeros(len(idx), np.float32)
+                if cfg.advantage == "rollout":
+                    departs = np.zeros(n, np.bool_)
+                    departs[idx] = a != prior[idx]
+                    if departs.any():
+                        vg.playout_after(actions, departs, cfg.prior, 0, r_act)
+                        vg.playout_after(prior, departs, cfg.prior, 0, r_pri)
+                        for j, i in enumerate(idx):
+                            if departs[i]:
+                                s = int(seat[i])
+                                dev[j] = self._scale(float(r_act[i, s] - r_pri[i, s]))
+                stats["invalid_actions"] += int((~logits_ok).sum())
+                for j, i in enumerate(idx):
+                    self.traj[i][int(seat[i])].append((
+                        x[i].copy(), mask[i].copy(), int(a[j]), float(logp[j]),
+                        float(values[j]), None if extra is None else extra[j].copy(),
+                        int(prior[i]), float(dev[j]),
+                    ))
+            vg.step(actions, rewards, done)
+            for i in np.flatnonzero(done):
+                ready += self._finish(int(i), rewards[i], out, stats)
+                self._new_table(int(i))
+        batch = finish_batch(self, out, n_steps)
+        stats["seconds"] = {"collect": time.perf_counter() - t_start, "inference": t_net}
+        batch["stats"] = stats
+        batch["rng_state"] = self.rng.bit_generator.state
+        return batch
+
+    def _sample(self, model: ActorCritic, obs: np.ndarray, mask: np.ndarray,
+                prior: torch.Tensor | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Actions drawn from ``model``'s masked policy (inverse CDF on this worker's
+        generator), their log-probabilities, and whether each drawn action is legal."""
+        logits = model.masked_logits(torch.from_numpy(obs), torch.from_numpy(mask), prior)
+        logp_all = torch.log_softmax(logits, -1).numpy()
+        cdf = np.cumsum(np.exp(logp_all.astype(np.float64)), axis=1)
+        u = self.rng.random(len(obs))[:, None] * cdf[:, -1:]
+        a = np.minimum((cdf <= u).sum(axis=1), NUM_ACTIONS - 1)
+        ok = mask[np.arange(len(a)), a]
+        if not ok.all():  # impossible with masked logits; counted, and a legal one played
+            a = np.where(ok, a, mask.argmax(axis=1))
+        return a, logp_all[np.arange(len(a)), a], ok
+
+    def _scale(self, points: float) -> float:
+        """Points on the reward's scale (``normalized``: / 64, clipped)."""
+        return reward_from_scores((points,), 0, self.cfg.reward, None)
+
+    def _finish(self, i: int, points: np.ndarray, out: dict, stats: dict) -> int:
+        """GAE over each learner seat's trajectory of slot ``i``'s finished hand."""
+        cfg = self.cfg
+        stats["hands"] += 1
+        raw = tuple(float(x) for x in points)
+        scores = raw
+        base = self.base[i]
+        if base is not None:
+            scores = tuple(a - b for a, b in zip(raw, base))
+        winner = None
+        if cfg.reward == "win":
+            last = self.vg.last_hand(i)
+            assert last is not None and last[0].result is not None
+            winner = last[0].result.winner
+        n = 0
+        tag = self._tag(i)
+        for s, traj in self.traj[i].items():
+            if not traj:
+                continue
+            reward = reward_from_scores(scores, s, cfg.reward, winner)
+            n += trajectory_gae(traj, reward, cfg, out)
+            if tag != "self":
+                acc = stats["by_opponent"].setdefault(tag, [0.0, 0])
+                acc[0] += raw[s]
+                acc[1] += 1
+        return n
+
+
+def make_rollout(cfg: PPOConfig, seed_seq: np.random.SeedSequence) -> Rollout:
+    """The rollout of ``cfg.backend`` (``auto`` takes the compiled core when it is built)."""
+    return Rollout(cfg, seed_seq)
+
+
+# ---------------------------------------------------------------------- reference helpers
+
+
+def expert_scores(rules, seed: int) -> tuple:
+    """The points of every seat when three ``expert`` bots play the deal of ``Game(rules, seed)``
+    on the reference engine (the bots are deterministic, so this is a function of the deal)."""
+    game = ReferenceGame(rules, seed=seed)
+    _play_out(game, make_agent("expert", seed=0, rules=rules))
+    assert game.result is not None
+    return game.result.scores
+
+
+def _play_out(game, bot) -> None:
+    """``bot`` (stateless) plays every seat until the hand ends."""
+    while not game.done:
+        seat = game.current_player
+        assert seat is not None
+        game.step(bot(game.view(seat)))
+
+
+def prior_playout(game, action: int, seat: int, bot) -> float:
+    """``seat``'s points when ``action`` is taken now and ``bot`` plays every seat after it,
+    on a copy of ``game`` (same deck: the duplicate rollout of ``advantage: rollout``; the
+    reference for :meth:`paohuzi_env.backends.fast.VectorGame.playout_after`)."""
+    g = copy.deepcopy(game)
+    g.step(action)
+    _play_out(g, bot)
+    assert g.result is not None
+    return float(g.result.scores[seat])
