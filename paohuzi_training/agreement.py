@@ -35,6 +35,7 @@ def _actor_config(spec: str) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """The command line: fit each actor on the expert's decisions and print its agreement per epoch."""
     p = argparse.ArgumentParser(prog="python -m paohuzi_training.agreement", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--decisions", type=int, default=400_000, help="training decisions")

@@ -39,12 +39,16 @@ import numpy as np
 
 from paohuzi_env.agents import decide, make_agent
 from paohuzi_env.agents.search import rng_state_row, set_rng_from_row, vector_search
+from paohuzi_env.bots.registry import bot_names
 from paohuzi_env.game.actions import NUM_ACTIONS
 from paohuzi_env.game.rules import Rules, as_rules
 
 from .batch import tick_buffers
+from .rows import GameRow
+from .rows import seed_of as _seed_of
 
-COMPILED = ("expert", "greedy")
+COMPILED = bot_names(exact=True)
+"""The bots whose compiled twins take their decisions exactly (the core plays them)."""
 """Specs the VectorGame decides in C++ exactly as the per-decision path's bots decide."""
 
 TIE_TOL = 1e-3
@@ -184,7 +188,6 @@ def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], s
     games each), played together on one VectorGame of up to ``slots`` hands."""
     from paohuzi_env import fast
 
-    from .evaluate import GameRow, _seed_of
 
     rules = as_rules(rules)
     opponents = list(opponents)

@@ -9,6 +9,7 @@ the legal actions, at ``bc_learning_rate``, for ``bc_epochs``.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from multiprocessing import get_context
@@ -22,6 +23,7 @@ from paohuzi_env.encode.features import WAIT_FEATURES
 from paohuzi_env.encode.observation import obs_size
 
 from .config import PPOConfig, make_config, to_dict
+from .files import write_atomic
 
 BC_KEY_FIELDS = ("seed", "rules", "rules_overrides", "bc_steps", "bc_epochs", "bc_learning_rate",
                  "minibatch_size", "hidden", "actor", "conv_channels", "central_critic", "prior",
@@ -62,17 +64,16 @@ def behaviour_clone(model, optimizer, cfg: PPOConfig, device, rng, log) -> None:
         log(f"behaviour cloning: {len(acts)} expert decisions from {cache}")
     else:
         obs, masks, acts = _demonstrations(cfg)
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, obs=obs, mask=masks, action=acts)
-        os.replace(tmp, cache)
+        buf = io.BytesIO()
+        np.savez_compressed(buf, obs=obs, mask=masks, action=acts)
+        write_atomic(cache, buf.getvalue())
     for group in optimizer.param_groups:
         group["lr"] = cfg.bc_learning_rate
     _fit_bc(model, optimizer, cfg, device, rng, log, obs, masks, acts)
     for group in optimizer.param_groups:
         group["lr"] = cfg.learning_rate
     save_checkpoint(fitted, {"config": settings, "key": key, "model": model.state_dict(),
-                             "rules": {"name": rules.name, "overrides": rules.overrides()}})
+                             "rules": rules.to_record()})
 
 
 def _demo_part(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

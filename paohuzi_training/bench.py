@@ -132,6 +132,11 @@ def trainer_rate(cfg: PPOConfig, iterations: int) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line: print the network's compute rate (a), the trainer's (b) and their ratio.
+
+    Returns:
+        The exit status: 2 for a bad config, else 0.
+    """
     p = argparse.ArgumentParser(prog="python -m paohuzi_training.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", default="configs/ppo.yaml")

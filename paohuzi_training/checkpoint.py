@@ -24,7 +24,6 @@ import io
 import json
 import os
 import pickle
-import tempfile
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,9 @@ from typing import Any
 import torch
 
 from paohuzi_env.encode.observation import obs_version
-from paohuzi_env.game.rules import Rules, as_rules, get_rules
+from paohuzi_env.game.rules import Rules, as_rules, get_rules, rules_of_file
+
+from .files import write_atomic
 
 FORMAT = "paohuzi-ppo-checkpoint-v1"
 SIDECAR_FORMAT = "paohuzi-policy-safetensors-v1"
@@ -63,13 +64,7 @@ def checkpoint_rules(data: dict[str, Any]) -> Rules:
     Raises:
         ValueError: if those rules are unknown to this version of paohuzi_env.
     """
-    rules = data.get("rules")
-    if isinstance(rules, dict) and "name" in rules:
-        return get_rules(rules["name"], **(rules.get("overrides") or {}))
-    config = data.get("config")
-    if isinstance(config, dict) and "rules" in config:
-        return get_rules(config["rules"], **(config.get("rules_overrides") or {}))
-    return get_rules()
+    return rules_of_file(data)
 
 
 _LEAVES = (type(None), bool, int, float, str)
@@ -121,45 +116,6 @@ def plain(value: Any, where: str = "checkpoint") -> Any:
         f"{where} is a {t.__module__}.{t.__qualname__}: a checkpoint holds only tensors, numbers, "
         "strings, None, lists, tuples and dicts (so it loads with torch.load(weights_only=True))"
     )
-
-
-def _write_bytes(f, blob: bytes) -> None:
-    """Write ``blob`` to the open file ``f`` (the tests pause a writer here to kill it)."""
-    f.write(blob)
-
-
-def write_atomic(path: str | Path, blob: bytes) -> None:
-    """Write ``blob`` to ``path`` so that a reader sees the old file or the new one, never a
-    torn one: a temporary file in the same folder, flushed and fsynced, renamed over ``path``,
-    then the folder fsynced (the rename survives a power cut). Temporary files left by an
-    earlier writer of ``path`` that was killed are removed after the rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:  # mkstemp makes the file private (0600): give it the target's mode, or rw-r--r--
-        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
-        with os.fdopen(fd, "wb") as f:
-            _write_bytes(f, blob)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    try:
-        dfd = os.open(path.parent, os.O_RDONLY)
-    except OSError:  # a platform whose folders cannot be opened (Windows): the rename stands
-        pass
-    else:
-        try:
-            os.fsync(dfd)
-        except OSError:
-            pass
-        finally:
-            os.close(dfd)
-    for stale in path.parent.glob(f"{path.name}.*.tmp"):
-        stale.unlink(missing_ok=True)
 
 
 def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> None:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from paohuzi_env.bots.registry import bot_names
+
 if TYPE_CHECKING:
     from paohuzi_env.game.rules import Rules
 
@@ -25,6 +27,11 @@ ACTORS = ("mlp", "conv")
 
 @dataclass
 class PPOConfig:
+    """Every setting of a training run, with its default; each field's docstring says what it does.
+
+    Build one with :func:`load_config` (YAML plus ``key=value`` overrides) or :func:`make_config`.
+    """
+
     run_name: str = "ppo"
     """Run folder name under ``runs/`` (TensorBoard) and ``checkpoints/``; the seed is appended."""
     seed: int = 1
@@ -273,9 +280,9 @@ def validate(cfg: PPOConfig) -> None:
     shares = [cfg.opponent_self, cfg.opponent_snapshots, *cfg.opponent_bots.values()]
     if any(s < 0 for s in shares) or sum(shares) <= 0:
         raise ValueError("opponent shares must be non-negative and not all zero")
-    bad = sorted(set(cfg.opponent_bots) - {"random", "greedy", "expert"})
+    bad = sorted(set(cfg.opponent_bots) - set(bot_names()))
     if bad:
-        raise ValueError(f"unknown bot(s) {bad} in opponent_bots; valid: random, greedy, expert")
+        raise ValueError(f"unknown bot(s) {bad} in opponent_bots; valid: {', '.join(bot_names())}")
     if cfg.reward_baseline not in ("none", "expert"):
         raise ValueError(f"config 'reward_baseline' must be none or expert, got {cfg.reward_baseline!r}")
     if cfg.reward_baseline != "none" and cfg.reward == "win":

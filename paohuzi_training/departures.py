@@ -33,9 +33,8 @@ from typing import Any
 import numpy as np
 
 from paohuzi_env.bots.heuristic import ExpertAgent
-from paohuzi_env.game.rules import get_rules
 
-from .label import DECISIONS, META, check_replayable, iter_shards, replay
+from .label import DECISIONS, META, check_replayable, iter_shards, replay, run_rules
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
@@ -58,7 +57,7 @@ def analyse(labels: str | Path, network: str | Path | None = None, shards: int |
 
     meta = json.loads((Path(labels) / META).read_text())
     check_replayable(meta, str(labels))
-    rules = get_rules(meta["config"]["rules"])
+    rules = run_rules(meta)
     net = None
     if network is not None:
         from paohuzi_env.agents.network import load_network
@@ -131,6 +130,11 @@ def analyse(labels: str | Path, network: str | Path | None = None, shards: int |
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line: print where a label run departs from ``expert`` (and a network, if given).
+
+    Returns:
+        The exit status: 2 when the labels or the network cannot be read, else 0.
+    """
     p = argparse.ArgumentParser(prog="python -m paohuzi_training.departures", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("labels", help="a label run's directory (python -m paohuzi_training.label)")

@@ -241,7 +241,7 @@ def distill(model, optimizer, cfg: PPOConfig, device, rng: np.random.Generator, 
             state_path.parent.mkdir(parents=True, exist_ok=True)
             rules = cfg.resolved_rules
             save_checkpoint(state_path, {
-                "config": settings, "rules": {"name": rules.name, "overrides": rules.overrides()},
+                "config": settings, "rules": rules.to_record(),
                 "key": key, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
                 "epoch": epoch, "history": history, "rng_state": rng.bit_generator.state,
                 "torch_rng_state": torch.get_rng_state()})

@@ -28,7 +28,6 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -41,23 +40,9 @@ from paohuzi_env.display.svg import display_name
 from paohuzi_env.game.engine import replay_record
 from paohuzi_env.game.rules import as_rules, get_rules, preset_names
 
-
-@dataclass(frozen=True)
-class GameRow:
-    """One game: the candidate's seat and outcome."""
-
-    deal: int
-    rotation: int
-    points: int
-    won: bool
-    hu: bool
-    dealer: bool
-    scores: tuple[int, int, int]
-
-
-def _seed_of(seed: int, *keys: int) -> np.random.SeedSequence:
-    return np.random.SeedSequence([seed, *keys])
-
+from . import batched_eval
+from .rows import GameRow
+from .rows import seed_of as _seed_of
 
 
 def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, rules,
@@ -268,8 +253,6 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
     backend = resolve_backend(backend)
     work = _work
     if batched and backend == "fast":
-        from . import batched_eval
-
         if batched_eval.wanted([candidate, *opponents], rules):
             work = batched_eval.work
             chunk = batched_eval.chunk_size(deals, workers, [candidate, *opponents])
@@ -404,6 +387,11 @@ def print_table(results: Sequence[dict]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``paohuzi-eval`` command: a candidate against opponents on duplicate deals, or a league.
+
+    Returns:
+        The exit status: 2 for a bad spec, option or checkpoint, else 0.
+    """
     p = argparse.ArgumentParser(prog="paohuzi-eval", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("candidate", nargs="?", help="agent spec (random, greedy, expert, search[:OPTIONS], "

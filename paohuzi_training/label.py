@@ -54,19 +54,22 @@ from typing import Any
 import numpy as np
 
 from paohuzi_env.agents import decide, make_agent
+from paohuzi_env.bots.registry import bot_names
 from paohuzi_env.encode.features import WAIT_FEATURES
 from paohuzi_env.encode.observation import obs_size, obs_version
 from paohuzi_env.game.actions import NUM_ACTIONS
-from paohuzi_env.game.rules import get_rules, preset_names
+from paohuzi_env.game.rules import Rules, get_rules, preset_names, rules_of_file
+
+from .files import write_atomic
 
 FORMAT = "paohuzi-labels-v1"
 DECISIONS = ("tianhu", "hu", "claim", "bi", "discard")
 """Decision kinds by code (the codes of :meth:`paohuzi_env.backends.fast.VectorGame.observe`)."""
-COMPILED = ("expert", "greedy")
+COMPILED = bot_names(exact=True)
+"""The bots whose compiled twins take their decisions exactly (the core plays them)."""
 META = "labels.json"
 POLL_S = 0.5
 """How often the parent of worker processes updates the progress bar (seconds)."""
-PAUSE_ENV = "PAOHUZI_LABEL_TEST_PAUSE"
 """Test-only: ``SHARD:PATH`` makes the run that writes shard ``SHARD`` stop half way through
 writing its temporary file, create ``PATH`` and sleep (tests/test_label.py kills it there)."""
 
@@ -103,9 +106,11 @@ class LabelConfig:
 
     @property
     def shards(self) -> int:
+        """Shards of ``shard_hands`` hands that hold ``hands`` hands (the last may be short)."""
         return math.ceil(self.hands / self.shard_hands)
 
     def meta(self) -> dict[str, Any]:
+        """The run's metadata, stored in every shard: format, observation version and size, config."""
         rules = get_rules(self.rules)
         d = asdict(self)
         d["seats"] = list(self.seats)
@@ -218,6 +223,7 @@ def _lock(out: Path) -> Any:
 
 
 def shard_path(out: Path, k: int) -> Path:
+    """The file of shard ``k`` in the run directory ``out``."""
     return out / f"shard-{k:05d}.npz"
 
 
@@ -246,35 +252,6 @@ def _arrays(cfg: LabelConfig, rows: _Rows) -> dict[str, np.ndarray]:
     }
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_atomic(path: Path, data: bytes, *, pause_key: str | None = None) -> None:
-    """Write ``data`` to ``path`` so that a kill at any moment leaves the old state or the whole
-    file: a temporary file in the same directory, fsynced, renamed over ``path`` (atomic on
-    POSIX), then the directory fsynced so the rename itself is durable."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "xb") as f:
-        half = len(data) // 2
-        f.write(data[:half])
-        pause = os.environ.get(PAUSE_ENV)
-        if pause and pause_key is not None and pause.partition(":")[0] == pause_key:
-            f.flush()
-            os.fsync(f.fileno())  # a torn temporary file is on disk now
-            Path(pause.partition(":")[2]).write_text(str(os.getpid()))
-            time.sleep(3600)  # the test kills the process here
-        f.write(data[half:])
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
 _counter: Any = None
 
 
@@ -295,7 +272,7 @@ def label_shard(cfg: LabelConfig, out: Path, k: int, on_hand: Any = None) -> int
                 _counter.value += 1
     buf = io.BytesIO()
     np.savez_compressed(buf, **_arrays(cfg, rows))  # type: ignore[arg-type]
-    write_atomic(shard_path(out, k), buf.getvalue(), pause_key=str(k))
+    write_atomic(shard_path(out, k), buf.getvalue())
     return len(rows.action)
 
 
@@ -317,7 +294,7 @@ def _prepare(cfg: LabelConfig, out: Path) -> None:
                              "settings to resume")
     else:
         write_atomic(path, json.dumps(meta, indent=2).encode())
-    for p in out.glob(".shard-*.npz.tmp-*"):
+    for p in out.glob("shard-*.npz.*.tmp"):
         p.unlink()
 
 
@@ -413,6 +390,13 @@ def load_labels(out: str | os.PathLike[str], waits: bool = False) -> dict[str, n
     return {k: np.concatenate([d[k] for _, d in parts]) for k in keys}
 
 
+def run_rules(meta: dict[str, Any]) -> Rules:
+    """The rules a label run was made under, read from its meta by the one rules reader
+    (:func:`paohuzi_env.game.rules.rules_of_file`): the labeller takes a preset name (no
+    overrides), and a meta that carries ``rules_overrides`` or a ``rules`` record keeps them."""
+    return rules_of_file(meta)
+
+
 def check_replayable(meta: dict[str, Any], where: str = "this run") -> None:
     """Refuse (``ValueError``) a run whose hands :func:`replay` cannot rebuild: one whose other
     seats played a non-compiled agent."""
@@ -438,7 +422,7 @@ def replay(meta: dict[str, Any], shard: dict[str, np.ndarray]) -> Iterator[tuple
 
     check_replayable(meta)
     cfg = meta["config"]
-    rules = get_rules(cfg["rules"])
+    rules = run_rules(meta)
     for h in np.unique(shard["hand"]):
         rows = np.nonzero(shard["hand"] == h)[0]
         rows = rows[np.argsort(shard["step"][rows], kind="stable")]
@@ -579,6 +563,12 @@ def check_labels(out: str | os.PathLike[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``paohuzi-label`` command: label hands with the search (resuming a run), or with
+    ``--add-waits`` add the wait features to an existing run.
+
+    Returns:
+        The exit status: 0 when done, 1 when ``--check`` fails, 2 for a bad setting or run.
+    """
     p = argparse.ArgumentParser(prog="paohuzi-label", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     d = LabelConfig()

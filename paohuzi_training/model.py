@@ -21,6 +21,7 @@ gradient and the entropy)."""
 
 
 def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> nn.Linear:
+    """``layer`` itself, its weights set orthogonal with gain ``std`` and its bias to ``bias``."""
     torch.nn.init.orthogonal_(layer.weight, std)
     torch.nn.init.constant_(layer.bias, bias)
     return layer
@@ -60,6 +61,7 @@ class KindConvActor(nn.Module):
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """The action logits (unmasked) for input rows ``x`` of shape ``(..., ain)``."""
         k = x[..., self.rows]                                # (..., rows, 20)
         lead = k.shape[:-2]
         h = k.reshape(-1, self.rows.shape[0] * 2, 10)        # kind = 10 * big + number
@@ -135,6 +137,16 @@ class ActorCritic(nn.Module):
 
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor,
                       prior: torch.Tensor | None = None) -> torch.Tensor:
+        """The actor's logits with the illegal actions (``mask`` False) at :data:`MASK_VALUE`.
+
+        Args:
+            obs: the network input (:attr:`in_size` floats per row).
+            mask: bool, True for the legal actions.
+            prior: the prior's action per row; required when the network has a prior.
+
+        Raises:
+            ValueError: the network has a prior and ``prior`` is None.
+        """
         if self.prior == "none":
             logits = self.actor(obs)
         else:
@@ -146,6 +158,8 @@ class ActorCritic(nn.Module):
         return torch.where(mask, logits, torch.full_like(logits, MASK_VALUE))
 
     def value(self, obs: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
+        """The critic's value per row; a central critic also reads ``extra``, the full-information
+        features (else ValueError when it is None)."""
         if self.central_critic:
             if extra is None:
                 raise ValueError("a central critic needs the full-information features (extra)")

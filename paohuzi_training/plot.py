@@ -53,6 +53,17 @@ def read_scalars(run_dir: str, tags: list[str]) -> dict[str, list[tuple[int, flo
 def plot(history: list[dict], out: str, title: str = "",
          evals: list[tuple[int, dict]] | None = None, eval_label: str = "measured apart",
          scalars: dict[str, list[tuple[int, float]]] | None = None) -> None:
+    """Draw the evaluation history (mean points with 95% CI against training steps) to ``out``.
+
+    Args:
+        history: a checkpoint's ``eval_history``: dicts with ``step`` and one result per
+            opponent (``final`` entries are left out).
+        out: the image file to write.
+        title: the plot's title (default: a generic one).
+        evals: ``(step, result)`` pairs measured apart (:func:`read_eval`), drawn as their own series.
+        eval_label: the legend of ``evals``.
+        scalars: TensorBoard scalars by tag, drawn in a second panel (:func:`read_scalars`).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -134,6 +145,11 @@ def plot_ladder(league: dict, out: str, title: str = "") -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line: plot a checkpoint's evaluation history.
+
+    Returns:
+        The exit status: 2 when an input cannot be read, else 0.
+    """
     p = argparse.ArgumentParser(prog="python -m paohuzi_training.plot", description=__doc__)
     p.add_argument("checkpoint")
     p.add_argument("--out", default="training-curve.png")

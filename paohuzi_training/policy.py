@@ -24,6 +24,11 @@ from .model import ActorCritic, model_for
 
 
 def model_from_checkpoint(data: dict) -> ActorCritic:
+    """The network of a loaded checkpoint (its config's architecture, its weights), in eval mode.
+
+    Raises:
+        ValueError: the weights do not fit the network the config describes.
+    """
     model = model_for(data["config"])
     try:
         model.load_state_dict(data["model"])
@@ -74,6 +79,7 @@ class PolicyAgent(Agent):
         return self.model.masked_logits(obs, mask, prior)[0]
 
     def act(self, view: PlayerView) -> int:
+        """The most probable legal action at ``view``, or one sampled from the policy (``sample``)."""
         logits = self.logits(view)
         if not self.sample:
             return int(torch.argmax(logits))

@@ -52,6 +52,11 @@ RESUME_MAY_CHANGE = frozenset({
 
 
 def resolve_device(name: str) -> torch.device:
+    """The torch device for the config's ``device``: ``auto`` is CUDA when available, else CPU.
+
+    Raises:
+        ValueError: ``cuda`` is asked for but no CUDA device is available.
+    """
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name == "cuda" and not torch.cuda.is_available():
@@ -137,7 +142,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
     def save(path: Path, states) -> None:
         save_checkpoint(path, {
             "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-            "config": to_dict(cfg), "rules": {"name": rules.name, "overrides": rules.overrides()},
+            "config": to_dict(cfg), "rules": rules.to_record(),
             "global_step": global_step, "iteration": iteration, "train_seconds": t_train,
             "snapshots": league.snapshots, "snapshot_ema": league.ema,
             "rng_state": rng.bit_generator.state, "torch_rng_state": torch.get_rng_state(),
@@ -474,6 +479,11 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``paohuzi-train`` command: load the config with its overrides and train.
+
+    Returns:
+        The exit status: 0 when done, 2 for a bad config or checkpoint, 130 when stopped by Ctrl-C.
+    """
     p = argparse.ArgumentParser(prog="paohuzi-train", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", default=None, help="YAML config (default: the built-in defaults)")

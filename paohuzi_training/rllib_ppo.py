@@ -108,6 +108,11 @@ def train(rules: str = "huaihua", iterations: int = 10, out: str = "checkpoints/
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line: train with RLlib's PPO, then optionally evaluate the checkpoint.
+
+    Returns:
+        The exit status: 2 when Ray RLlib or torch is missing, else 0.
+    """
     p = argparse.ArgumentParser(prog="python -m paohuzi_training.rllib_ppo", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rules", default="huaihua")

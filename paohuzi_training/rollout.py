@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from paohuzi_env.agents import make_agent
+from paohuzi_env.backends.protocol import VectorGameProtocol
 from paohuzi_env.backends.reference import ReferenceGame
 from paohuzi_env.backends.select import resolve_backend, vector_game_class
 from paohuzi_env.encode.rewards import reward_from_scores
@@ -66,7 +67,7 @@ class Rollout:
         self.snapshots: list[ActorCritic] = []
         self.snapshot_weights = np.zeros(0)
         self.bots = list(cfg.opponent_bots)
-        self.vg: Any = None  # dealt at the first collect(), from self.rng
+        self.vg: VectorGameProtocol | None = None  # dealt at the first collect(), from self.rng
         n = cfg.games_per_worker
         self.kind = np.zeros(n, np.int64)
         self.learner_seat = np.full(n, -1, np.int64)  # -1: every seat is the learner
@@ -115,6 +116,7 @@ class Rollout:
         self.traj[i] = {s: [] for s in range(3) if kind == SELF or s == learner}
         self.base[i] = None
         if cfg.reward_baseline == "expert":  # the deal as three experts play it
+            assert self.vg is not None
             g = self.vg.hand(i)  # a copy of the fresh hand: nobody has decided anything yet
             while not g.done:
                 g.step(g.expert_action())
@@ -140,6 +142,7 @@ class Rollout:
         if self.vg is None:
             self._start()
         vg = self.vg
+        assert vg is not None
         n = vg.num_hands
         obs, mask8, seat, decision, actions, prior, rewards, done = tick_buffers(vg)
         state = np.empty((n, vg.state_size), np.float32) if cfg.central_critic else None
@@ -247,6 +250,7 @@ class Rollout:
             scores = tuple(a - b for a, b in zip(raw, base))
         winner = None
         if cfg.reward == "win":
+            assert self.vg is not None
             last = self.vg.last_hand(i)
             assert last is not None and last[0].result is not None
             winner = last[0].result.winner

@@ -96,6 +96,7 @@ class Workers:
             self._recv(i)
 
     def collect(self, state_dict, snapshots, weights, steps: int) -> list[dict]:
+        """:meth:`request` then :meth:`receive`: one batch of ``steps`` transitions per worker."""
         self.request(state_dict, snapshots, weights, steps)
         return self.receive()
 
@@ -126,6 +127,8 @@ class Workers:
                                "any, is printed above") from e
 
     def close(self) -> None:
+        """Stop the worker processes: ask them to close, terminating them at once when a batch is
+        still pending and after 5 s when one has not exited."""
         if self.pending is not None and self.procs:  # a batch nobody will read: no waiting
             for p in self.procs:
                 p.terminate()
@@ -184,12 +187,16 @@ class RolloutActor:
         self.roll = _worker_rollout(cfg_dict, seed_entropy, rng_state)
 
     def pid(self) -> int:
+        """The actor's process id (also a liveness probe)."""
         return os.getpid()
 
     def set_rng(self, state: Any) -> None:
+        """Restore the rollout generator's state (a restarted actor continues the stream)."""
         self.roll.rng.bit_generator.state = state
 
     def collect(self, payload: tuple, steps: int) -> dict:
+        """A batch of ``steps`` transitions with the weights of ``payload``
+        (``(state_dict, snapshots, weights)``)."""
         state_dict, snapshots, weights = payload
         self.roll.set_weights(state_dict, snapshots, weights)
         return self.roll.collect(steps)
@@ -218,6 +225,7 @@ class RayWorkers:
         ray.get([a.pid.remote() for a in self.actors])  # start-up is not an iteration's
 
     def collect(self, state_dict, snapshots, weights, steps: int) -> list[dict]:
+        """:meth:`request` then :meth:`receive`: one batch of ``steps`` transitions per actor."""
         self.request(state_dict, snapshots, weights, steps)
         return self.receive()
 
@@ -276,6 +284,7 @@ class RayWorkers:
                 time.sleep(0.5)
 
     def close(self) -> None:
+        """Kill the actors."""
         for a in getattr(self, "actors", []):
             try:
                 self.ray.kill(a)

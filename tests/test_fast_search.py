@@ -105,12 +105,11 @@ def test_decisions_are_the_reference(rules, options):
     assert compared >= 10
 
 
-def test_same_seed_same_answer_and_game_method():
+def test_same_seed_same_answer():
     g = next(expert_positions("huaihua", 5, 1))
     a = core_search(g, 1, seed=9, samples=6)
     b = core_search(g, 1, seed=9, samples=6)
     assert a == b
-    assert g.search_action(1, seed=9, samples=6) == a["choice"]
     assert a["choice"] in g.legal_actions()
     assert a["legal"] == g.legal_actions()
     assert sum(a["played"]) == a["playouts"]
@@ -178,7 +177,7 @@ def test_vector_search_asks_only_the_marked_hands():
     out = np.full(6, -7, np.int64)
     vector_search(vg, which, out, seed=2, samples=4)
     assert (out[~which] == -7).all()
-    all_out = vg.search_actions(seed=2, samples=4, threads=2)
+    all_out = vector_search(vg, None, seed=2, samples=4, threads=2)
     assert (all_out[which] == out[which]).all()
     for i in range(6):
         g = vg.hand(i)

@@ -3,7 +3,7 @@ checkpoint, half the file on disk; resuming loses only the iteration whose check
 being written, and never reads the torn file.
 
 How the kill lands "while it writes": the run is a child process whose driver (below) wraps
-``paohuzi_training.checkpoint._write_bytes`` so that the N-th checkpoint write puts half its bytes on
+``paohuzi_training.files._write_bytes`` so that the N-th checkpoint write puts half its bytes on
 disk (flushed and fsynced), signals the test and sleeps; the test then SIGKILLs the child's
 process group. This hits the moment every time, in seconds, and leaves a real torn file; killing
 at random moments would hit a write only rarely (a write is milliseconds of each iteration)
@@ -33,13 +33,13 @@ OVERRIDES = ["total_steps=600", "steps_per_worker=200", "games_per_worker=4", "h
 
 DRIVER = r"""
 import os, sys, time
-import paohuzi_training.checkpoint as ck
+import paohuzi_training.files as ck
 
 marker, pause_at = sys.argv[1], int(sys.argv[2])
 real = ck._write_bytes
 calls = 0
 
-def write_bytes(f, blob):
+def write_bytes(f, blob, path):
     global calls
     calls += 1
     if calls == pause_at:  # half the checkpoint on disk, then wait for the kill
@@ -49,7 +49,7 @@ def write_bytes(f, blob):
         with open(marker, "w") as m:
             m.write(str(len(blob)))
         time.sleep(600)
-    real(f, blob)
+    real(f, blob, path)
 
 ck._write_bytes = write_bytes
 from paohuzi_training.ppo import main

@@ -22,7 +22,6 @@ pytestmark = pytest.mark.skipif(not fast.available(), reason="needs the compiled
 import paohuzi_training.label as label_mod  # noqa: E402
 from paohuzi_training.label import (  # noqa: E402
     DECISIONS,
-    PAUSE_ENV,
     LabelConfig,
     check_labels,
     iter_shards,
@@ -139,15 +138,40 @@ def test_bad_settings_and_other_runs(tmp_path, capsys):
             label(cfg, tmp_path / "r", progress=False)
 
 
+# The labeller in a child process whose writer pauses half way through shard 2's temporary file
+# (half its bytes fsynced to disk) and waits to be killed; the production writer has no test hook.
+PAUSING_DRIVER = r"""
+import os, sys, time
+import paohuzi_training.files as files
+
+marker = sys.argv[1]
+real = files._write_bytes
+
+def write_bytes(f, blob, path):
+    if path.name == "shard-00002.npz":
+        f.write(blob[: len(blob) // 2])
+        f.flush()
+        os.fsync(f.fileno())  # a torn temporary file is on disk now
+        with open(marker, "w") as m:
+            m.write(str(os.getpid()))
+        time.sleep(3600)  # the test kills the process here
+    real(f, blob, path)
+
+files._write_bytes = write_bytes
+from paohuzi_training.label import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
 def test_sigkill_while_writing_a_shard_loses_only_that_shard(tmp_path):
-    # The run is paused by a test-only hook half way through writing shard 2's temporary file
-    # (half its bytes fsynced to disk), then killed with SIGKILL: the worst moment for a writer.
+    # The run is paused half way through writing shard 2's temporary file (PAUSING_DRIVER), then
+    # killed with SIGKILL: the worst moment for a writer.
     out, marker = tmp_path / "run", tmp_path / "paused"
     args = ["--hands", "3", "--search", TINY, "--seats", "0", "--seed", "7", "--shard-hands", "1",
             "--workers", "1", "--no-progress"]
-    env = dict(os.environ, PYTHONPATH=str(ROOT), **{PAUSE_ENV: f"2:{marker}"})
-    proc = subprocess.Popen([sys.executable, "-m", "paohuzi_training.label", str(out), *args], cwd=ROOT,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-c", PAUSING_DRIVER, str(marker), str(out), *args],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 300
         while not marker.exists():
@@ -164,7 +188,7 @@ def test_sigkill_while_writing_a_shard_loses_only_that_shard(tmp_path):
             proc.stderr.close()
     done = [shard_path(out, k) for k in (0, 1)]
     assert all(p.exists() for p in done) and not shard_path(out, 2).exists()
-    torn = list(out.glob(".shard-00002.npz.tmp-*"))
+    torn = list(out.glob("shard-00002.npz.*.tmp"))
     assert len(torn) == 1 and torn[0].stat().st_size > 0
     with pytest.raises(Exception):  # noqa: B017 - the half-written zip is unreadable
         np.load(torn[0], allow_pickle=False)["obs"]
@@ -176,7 +200,7 @@ def test_sigkill_while_writing_a_shard_loses_only_that_shard(tmp_path):
     res = label(cfg, out, workers=1, progress=False)
     assert (res["shards"], res["skipped"]) == (1, 2)
     assert {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in done} == before
-    assert not list(out.glob(".shard-*.tmp-*"))
+    assert not list(out.glob("shard-*.tmp")) and not list(out.glob("shard-*.npz.*.tmp"))
     # The resumed run's data is the uninterrupted run's.
     clean = tmp_path / "clean"
     label(cfg, clean, workers=1, progress=False)

@@ -20,7 +20,7 @@ from paohuzi_env.game.engine import draw_deal
 from paohuzi_env.game.rules import get_rules
 
 ROOT = Path(__file__).resolve().parent.parent
-CORE = ROOT / "paohuzi_env" / "_core"
+CORE = ROOT / "paohuzi_env" / "backends" / "_core"
 CXX = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
 
 

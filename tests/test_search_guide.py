@@ -166,7 +166,7 @@ def test_the_guided_search_is_deterministic_over_threads_and_batches():
     for _ in range(5):
         vg.step(vg.expert_actions())
     a = vector_search(vg, None, seed=4, samples=6, threads=1)
-    assert (a == vg.search_actions(None, seed=4, samples=6, threads=2)).all()
+    assert (a == vector_search(vg, None, seed=4, samples=6, threads=2)).all()
 
 
 def test_bad_guide_options_raise_clear_errors():

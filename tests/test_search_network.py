@@ -368,7 +368,7 @@ def test_vector_search_takes_a_network_rollout(tiny):
     vg = fast.VectorGame(4, "huaihua", seed=2)
     opts = dict(samples=4, playouts=40, rollout=f"checkpoint:{tiny}")
     a = vector_search(vg, None, seed=7, threads=1, **opts)
-    b = vg.search_actions(None, seed=7, threads=2, **opts)
+    b = vector_search(vg, None, seed=7, threads=2, **opts)
     assert (a == b).all()
     net = load_network(tiny)
     assert (vector_search(vg, None, seed=7, samples=4, playouts=40, rollout=net) == a).all()

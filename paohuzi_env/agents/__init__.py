@@ -18,12 +18,20 @@ from typing import Any
 
 from ..bots.base import Agent, RandomAgent, decide
 from ..bots.heuristic import ExpertAgent, GreedyAgent
+from ..bots.registry import RESERVED, Bot, bot_names, make_bot, register_bot, unregister_bot
 from ..game.rules import Rules
 from . import registry
 from .registry import ENTRY_POINT_GROUP, AgentFactory
 from .search import SearchAgent, parse_search_spec
 
-AGENT_NAMES = ("random", "greedy", "expert", "search", "network")
+AGENT_NAMES = (*bot_names(), *RESERVED)
+"""The built-in spec names: the bots of :mod:`paohuzi_env.bots.registry` at import, then
+``search`` and ``network`` (:func:`builtin_names` includes bots registered later)."""
+
+
+def builtin_names() -> tuple[str, ...]:
+    """The spec names that are not prefixes: every registered bot, ``search``, ``network``."""
+    return (*bot_names(), *RESERVED)
 
 
 def register_agent(prefix: str, factory: AgentFactory, *, replace: bool = False) -> None:
@@ -36,7 +44,7 @@ def register_agent(prefix: str, factory: AgentFactory, *, replace: bool = False)
             (unless ``replace``).
         TypeError: if ``factory`` is not callable.
     """
-    registry.register(prefix, factory, replace=replace, reserved=AGENT_NAMES)
+    registry.register(prefix, factory, replace=replace, reserved=builtin_names())
 
 
 def unregister_agent(prefix: str) -> None:
@@ -46,8 +54,8 @@ def unregister_agent(prefix: str) -> None:
 
 def agent_specs() -> tuple[str, ...]:
     """The valid spec forms: the built-in names, then ``PREFIX:ARG`` for each known prefix."""
-    return AGENT_NAMES[:4] + ("search:OPTIONS", "network:PATH") + tuple(
-        f"{p}:ARG" for p in registry.prefixes())
+    return (*bot_names(), "search", "search:OPTIONS", "network:PATH",
+            *(f"{p}:ARG" for p in registry.prefixes()))
 
 
 def make_agent(spec: str, seed: Any = None, rules: str | Rules = "huaihua") -> Agent:
@@ -61,12 +69,8 @@ def make_agent(spec: str, seed: Any = None, rules: str | Rules = "huaihua") -> A
     """
     if not isinstance(spec, str):
         raise TypeError(f"agent spec must be a string, got {type(spec).__name__}")
-    if spec == "random":
-        return RandomAgent(seed)
-    if spec == "greedy":
-        return GreedyAgent(seed, rules)
-    if spec == "expert":
-        return ExpertAgent(seed, rules)
+    if spec in bot_names():
+        return make_bot(spec, seed, rules)
     prefix, sep, arg = spec.partition(":")
     if prefix == "search":
         return SearchAgent(seed, rules, **parse_search_spec(arg))
@@ -95,6 +99,7 @@ def make_agent(spec: str, seed: Any = None, rules: str | Rules = "huaihua") -> A
 
 
 __all__ = [
-    "AGENT_NAMES", "Agent", "AgentFactory", "ExpertAgent", "GreedyAgent", "RandomAgent",
-    "SearchAgent", "agent_specs", "decide", "make_agent", "register_agent", "unregister_agent",
+    "AGENT_NAMES", "Agent", "AgentFactory", "Bot", "ExpertAgent", "GreedyAgent", "RandomAgent",
+    "SearchAgent", "agent_specs", "bot_names", "builtin_names", "decide", "make_agent",
+    "register_agent", "register_bot", "unregister_agent", "unregister_bot",
 ]

@@ -39,7 +39,7 @@ from ..encode.features import WAIT_FEATURES, WAITS_VERSION, wait_features, wait_
 from ..encode.observation import KIND_ROWS, encode, obs_size, obs_version
 from ..game.actions import NUM_ACTIONS
 from ..game.engine import PlayerView
-from ..game.rules import Rules, as_rules, get_rules
+from ..game.rules import Rules, as_rules, rules_of_file
 
 SIDECAR_FORMAT = "paohuzi-policy-safetensors-v1"
 """The ``format`` of a policy's JSON sidecar (``paohuzi_training/checkpoint.py``)."""
@@ -211,10 +211,9 @@ def _sidecar_rules(meta: dict[str, Any], where: Path) -> Rules:
     (``paohuzi_training/checkpoint.py`` ``checkpoint_rules``)."""
     rules, config = meta.get("rules"), meta.get("config")
     try:
-        if isinstance(rules, dict) and isinstance(rules.get("name"), str):
-            return get_rules(rules["name"], **(rules.get("overrides") or {}))
-        if isinstance(config, dict) and isinstance(config.get("rules"), str):
-            return get_rules(config["rules"], **(config.get("rules_overrides") or {}))
+        if (isinstance(rules, dict) and isinstance(rules.get("name"), str)) or (
+                isinstance(config, dict) and isinstance(config.get("rules"), str)):
+            return rules_of_file(meta)
     except (TypeError, ValueError) as e:
         raise ValueError(f"{where} names rules this paohuzi_env cannot build: {e}") from None
     raise ValueError(f"{where} names no rules")
@@ -402,6 +401,7 @@ class NetworkAgent(Agent):
         return self.act(game.view(seat))
 
     def act(self, view: PlayerView) -> int:
+        """The legal action with the highest network logit on ``view`` (ties: the lowest action id)."""
         from ..backends import fast
 
         x = encode(view)

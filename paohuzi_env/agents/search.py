@@ -58,13 +58,15 @@ from typing import Any
 import numpy as np
 
 from ..bots.base import Agent
+from ..bots.registry import bot_names
 from ..game.actions import GROUP_ID, HU, PASS, PENG
 from ..game.cards import NUM_KINDS, WANG
 from ..game.engine import PlayerView
 from ..game.rules import Rules, as_rules
 
 NUM_TYPES = NUM_KINDS + 1  # the 20 kinds and the 王
-ROLLOUTS = ("expert", "greedy", "random")
+ROLLOUTS = bot_names(compiled=True)
+"""The bots a playout can use (the compiled ones, :mod:`paohuzi_env.bots.registry`)."""
 NETWORK_ROLLOUT = "checkpoint:"
 """The prefix of a network rollout: ``rollout=checkpoint:PATH`` (:mod:`.network`)."""
 IMPLS = ("core", "python")
@@ -706,6 +708,11 @@ class SearchAgent(Agent):
                 "guide": self.guide, "guide_p": self.guide_p}
 
     def act(self, view: PlayerView) -> int:
+        """Not supported: the search needs the game, so call :meth:`act_game`.
+
+        Raises:
+            TypeError: always.
+        """
         raise TypeError(
             "the search agent needs the hand's public course, which a PlayerView does not hold: "
             "call agent.act_game(game, seat) (paohuzi-eval does this for you)")

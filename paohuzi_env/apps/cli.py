@@ -147,6 +147,11 @@ def why_no_win(hand: str, melds: list[tuple[str, str]], win: str | None, rules: 
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    """``paohuzi score``: print the scoring of a winning holding, or why it is no win.
+
+    Returns:
+        The exit status: 0 for a win, 1 when the holding is no legal win.
+    """
     rules = get_rules(args.rules)
     win_card = _win_card(args.win)
     melds = _parse_melds(args.melds)
@@ -177,6 +182,7 @@ def _trust_checkpoints(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``paohuzi`` argument parser, with one subcommand per ``cmd_*`` function."""
     p = argparse.ArgumentParser(prog="paohuzi", description="跑胡子 (Paohuzi) tools")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("score", help="evaluate a winning holding")
@@ -231,6 +237,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    """``paohuzi play``: play hands against two bots in the terminal, saving hand records.
+
+    Raises:
+        ValueError: ``--hands`` is below 1, or an opponent spec is bad.
+    """
     from ..agents import make_agent
     from .play import play
 
@@ -247,6 +258,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    """``paohuzi replay``: print a hand record decision by decision, or write it as an HTML page."""
     from .replay_html import frames_of, load_record, write_replay
 
     record = load_record(args.record)
@@ -270,6 +282,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """``paohuzi serve``: run the browser table until stopped.
+
+    Raises:
+        ValueError: the serve extra is not installed, or ``--port`` is out of range.
+    """
     try:
         from .serve import run
     except ImportError as e:
@@ -284,6 +301,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_play_random(args: argparse.Namespace) -> int:
+    """``paohuzi play-random``: play one hand with random legal moves and print its events."""
     from ..display.render import describe_events
     from ..game.engine import play_random_hand
 
@@ -293,6 +311,11 @@ def cmd_play_random(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``paohuzi`` command: parse ``argv`` (default: ``sys.argv[1:]``) and run the subcommand.
+
+    Returns:
+        The subcommand's exit status, or 2 when it raised ValueError (printed to stderr).
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

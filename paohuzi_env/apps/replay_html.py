@@ -32,7 +32,7 @@ from ..display.render import event_text, move_name, result_text, win_breakdown
 from ..display.svg import card_defs, display_name, table_svg
 from ..game.actions import NUM_ACTIONS
 from ..game.engine import IllegalActionError
-from ..game.rules import get_rules
+from ..game.rules import rules_from_record
 
 VIEWS = ("0", "1", "2", "full")
 
@@ -84,8 +84,7 @@ def frames_of(record: dict[str, Any], backend: str | None = None) -> list[dict[s
     Raises:
         ValueError: for a record whose actions do not replay (naming the step).
     """
-    r = record["rules"]
-    rules = get_rules(r["name"], **r.get("overrides", {}))
+    rules = rules_from_record(record["rules"])
     game = game_class(backend)(rules, deck=record["deck"], dealer=record["dealer"])
     names = record.get("seats")
     probs = record.get("probs") or [None] * len(record["actions"])

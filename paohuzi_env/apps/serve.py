@@ -209,6 +209,9 @@ def create_app(opponents: tuple[str, str] = ("expert", "expert"), rules: str | R
     """The ASGI app (tables live in memory, one per ``POST /api/new``).
 
     Args:
+        opponents: agent specs of the two bots (next seat, previous seat), as ``make_agent`` takes them.
+        rules: a preset name or a :class:`Rules`.
+        backend: the tables' engine: ``auto``, ``fast`` or ``python`` (None: ``$PAOHUZI_BACKEND``).
         max_tables: tables held at most; opening one more drops the least recently used.
         idle_timeout: seconds after its last request a table is dropped.
         max_body: bytes a request body may hold (413 past that).

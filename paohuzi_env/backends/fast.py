@@ -36,6 +36,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from ..bots.registry import bot_names
 from ..encode.rewards import REWARD_MODES
 from ..game.actions import NUM_ACTIONS, action_name
 from ..game.engine import (
@@ -53,7 +54,7 @@ from ..game.rules import Rules, as_rules
 __all__ = ["Game", "VectorGame", "available", "unavailable_reason", "clear_caches", "POLICIES"]
 
 NUM_SEATS = 3
-POLICIES = ("random", "greedy", "expert")
+POLICIES = bot_names(compiled=True)
 """The policies of :meth:`VectorGame.policy_actions` and the playouts: uniformly random legal
 actions (seeded inside the core), and the compiled ``GreedyAgent`` / ``ExpertAgent``."""
 
@@ -128,6 +129,7 @@ class Game:
     """
 
     __slots__ = ("rules", "_g", "_events", "_result")
+    compiled = True  # GameProtocol.compiled: expert_action()/greedy_action() are the C++ twins
 
     def __init__(
         self,
@@ -241,7 +243,7 @@ class Game:
     def record(self) -> dict[str, Any]:
         """A JSON-serialisable record (the Python engine's format; ``Game.replay`` reads it)."""
         return {
-            "rules": {"name": self.rules.name, "overrides": self.rules.overrides()},
+            "rules": self.rules.to_record(),
             "deck": self._g.deck,
             "dealer": self._g.dealer,
             "actions": self._g.actions,
@@ -296,13 +298,6 @@ class Game:
         """A copy of this hand played to its end with ``policy`` (one of :data:`POLICIES`)."""
         return Game._wrap(self._g.playout(policy, seed), self.rules)
 
-    def search_action(self, seat: int, **options: Any) -> int:
-        """The compiled ``search`` agent's action for ``seat`` (the seat to act); ``options``
-        are :func:`paohuzi_env.agents.search.core_search`'s (``samples``, ``seed``, ...)."""
-        from ..agents.search import core_search
-
-        return int(core_search(self, seat, **options)["choice"])
-
     def clone(self) -> Game:
         """An independent copy of the hand."""
         return Game._wrap(self._g.clone(), self.rules)
@@ -316,10 +311,12 @@ class Game:
 
     @property
     def deck(self) -> list[int]:
+        """The deck in deal order, as kind ids."""
         return self._g.deck
 
     @property
     def dealer(self) -> int:
+        """The dealer seat."""
         return int(self._g.dealer)
 
     @property
@@ -329,22 +326,27 @@ class Game:
 
     @property
     def wall_left(self) -> int:
+        """Cards left in the wall."""
         return int(self._g.wall_left)
 
     @property
     def wall_pos(self) -> int:
+        """The deck index of the next wall card."""
         return int(self._g.wall_pos)
 
     @property
     def num_cards(self) -> int:
+        """Cards in the deck (80, plus the rules' 王)."""
         return int(self._g.num_cards)
 
     @property
     def liang(self) -> int:
+        """The 亮张 kind (R-DEAL-2)."""
         return int(self._g.liang)
 
     @property
     def win_card(self) -> int | None:
+        """The offered draw or discard the hand was won on (it lies in no hand, table or area), else None."""
         return self._g.win_card
 
     @property
@@ -359,6 +361,7 @@ class Game:
 
     @property
     def discards(self) -> list[list[int]]:
+        """Each seat's discard area (出牌区) in order."""
         return self._g.discards
 
     @property
@@ -368,6 +371,7 @@ class Game:
 
     @property
     def wang_shown(self) -> list[int]:
+        """王 each seat has shown (drawn from the wall, or the dealer's 亮张)."""
         return list(self._g.wang_shown)
 
     @property
@@ -471,6 +475,7 @@ class VectorGame:
 
     @property
     def num_hands(self) -> int:
+        """Hands played side by side."""
         return int(self._v.num_hands)
 
     @property
@@ -485,6 +490,7 @@ class VectorGame:
 
     @property
     def seed(self) -> int:
+        """The seed that keys the deals and the random actions."""
         return int(self._v.seed)
 
     @property
@@ -494,6 +500,7 @@ class VectorGame:
 
     @property
     def hands_finished(self) -> int:
+        """Hands finished so far (across all slots)."""
         return int(self._v.hands_finished)
 
     def observe(
@@ -560,14 +567,6 @@ class VectorGame:
             out = np.zeros((n, 3), np.float32)
         self._v.playout_after(a, which, policy, seed, out)
         return out
-
-    def search_actions(self, which: np.ndarray | None = None, out: np.ndarray | None = None,
-                       seed: int = 0, **options: Any) -> np.ndarray:
-        """The compiled ``search`` agent's action in each hand ``which`` (bool (n,)) marks (all
-        when None); see :func:`paohuzi_env.agents.search.vector_search`."""
-        from ..agents.search import vector_search
-
-        return vector_search(self, which, out, seed, **options)
 
     def random_actions(self, out: np.ndarray | None = None) -> np.ndarray:
         """Uniformly random legal actions, keyed by (seed, deal number, decisions so far)."""

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..bots.registry import bot, make_bot
 from ..encode.observation import encode, obs_size
 from ..encode.rewards import REWARD_MODES, reward_from_scores
 from ..encode.state import encode_state, state_size
@@ -37,12 +38,10 @@ _BOTS: dict[tuple[str, Rules], Any] = {}
 def _bot(name: str, rules: Rules) -> Any:
     """One deterministic heuristic bot per (name, rules), shared (they keep no state per hand)."""
     key = (name, rules)
-    bot = _BOTS.get(key)
-    if bot is None:
-        from ..bots.heuristic import ExpertAgent, GreedyAgent
-
-        bot = _BOTS[key] = (ExpertAgent if name == "expert" else GreedyAgent)(0, rules)
-    return bot
+    agent = _BOTS.get(key)
+    if agent is None:
+        agent = _BOTS[key] = make_bot(name, 0, rules)
+    return agent
 
 
 def legal_mask(legal: Any, out: np.ndarray | None = None, dtype: Any = np.int8) -> np.ndarray:
@@ -59,6 +58,8 @@ class ReferenceGame(Game):
     """:class:`paohuzi_env.game.engine.Game` with the encoders and bots of
     :class:`~paohuzi_env.backends.protocol.GameProtocol` (the Python backend of
     :func:`paohuzi_env.backends.select.game_class`)."""
+
+    compiled = False  # GameProtocol.compiled: the bots decide in Python
 
     def observation(self, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """:func:`paohuzi_env.encode.observation.encode` of ``view(seat)`` (float32)."""
@@ -208,11 +209,10 @@ class ReferenceVectorGame:
 
     def policy_actions(self, policy: str = "random", out: np.ndarray | None = None,
                        which: np.ndarray | None = None) -> np.ndarray:
-        """Each hand's action under ``policy`` (``random``, ``greedy`` or ``expert``) for the
+        """Each hand's action under ``policy`` (a bot of :mod:`paohuzi_env.bots.registry`) for the
         hands ``which`` marks (all when None). ``random`` is uniform over the legal actions,
         keyed by (seed, deal number, decisions so far) as the core's is (not the same draws)."""
-        if policy not in ("random", "greedy", "expert"):
-            raise ValueError(f"policy must be random, greedy or expert, got {policy!r}")
+        bot(policy, what="policy")  # any registered bot plays here, in Python
         if out is None:
             out = np.full(self.num_hands, -1, np.int64)
         marked = range(self.num_hands) if which is None else np.flatnonzero(which)
@@ -256,6 +256,7 @@ class ReferenceVectorGame:
         return self._games[i].clone()
 
     def deal_index(self, i: int) -> int:
+        """The deal number of hand ``i``."""
         return self._deal[i]
 
     def last_hand(self, i: int) -> tuple[ReferenceGame, int] | None:

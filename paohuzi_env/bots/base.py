@@ -25,6 +25,7 @@ class Agent:
         self.rng = np.random.default_rng(seed)
 
     def act(self, view: PlayerView) -> int:
+        """The chosen action, one of ``view.legal``; subclasses implement it."""
         raise NotImplementedError
 
     def act_game(self, game: GameProtocol, seat: int) -> int:
@@ -35,6 +36,7 @@ class Agent:
         return self.act(game.view(seat))
 
     def __call__(self, view: PlayerView) -> int:
+        """:meth:`act` on ``view``, which must be a :class:`PlayerView` (else TypeError)."""
         if not isinstance(view, PlayerView):
             raise TypeError(
                 f"{type(self).__name__} acts on a PlayerView (Game.view(seat)), "
@@ -49,6 +51,7 @@ class RandomAgent(Agent):
     name = "random"
 
     def act(self, view: PlayerView) -> int:
+        """A legal action drawn uniformly from the agent's generator."""
         legal = view.legal
         return int(legal[int(self.rng.integers(len(legal)))])
 

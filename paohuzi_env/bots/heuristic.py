@@ -33,7 +33,8 @@ from ..game.chi import bi_completable, discard_target
 from ..game.engine import PlayerView
 from ..game.groups import group_huxi, sequence_huxi
 from ..game.rules import as_rules
-from ..game.scoring import evaluate_counts, pack_counts
+from ..game.scoring import pack_counts
+from ..game.waits import win_scores
 from .base import Agent
 
 if TYPE_CHECKING:
@@ -109,30 +110,6 @@ def _structure(packed: int, live: int, w_huxi: float, edge_penalty: float) -> fl
     return best
 
 
-@lru_cache(maxsize=1 << 16)
-def _win_scores(hand: tuple[int, ...], melds: tuple, rules, wang: int = 0) -> tuple[tuple[int, int], ...]:
-    """(kind, score) for every card that would win this holding: a 自摸 where our own draw
-    would be revealed (no forced 偎/提), else on another player's draw. A holder of 王 wins
-    only on its own draws (R-WANG-5), a drawn 王 included (kind :data:`WANG`)."""
-    out = []
-    wei = {cards[0] for t, cards in melds if t in ("wei", "chou_wei")}
-    for c in range(NUM_KINDS):
-        if hand[c] >= 3:
-            continue
-        win = None
-        if hand[c] < 2 and c not in wei:
-            win = evaluate_counts(hand, melds, c, rules, self_drawn=True, wang=wang)
-        if win is None and not wang:
-            win = evaluate_counts(hand, melds, c, rules)
-        if win is not None:
-            out.append((c, win.score))
-    if rules.wang and wang < rules.wang:
-        win = evaluate_counts(hand, melds, None, rules, self_drawn=True, wang=wang + 1)
-        if win is not None:
-            out.append((WANG, win.score))
-    return tuple(out)
-
-
 # A holder of 王 wins only on its own draws (R-WANG-5): about one revealed card in three.
 _OWN_DRAW_SHARE = 1 / 3
 
@@ -194,7 +171,7 @@ class _HeuristicAgent(Agent):
             return 0.0
         total = 0.0
         share = _OWN_DRAW_SHARE if view.wang else 1.0
-        for c, score in _win_scores(tuple(hand), melds, self.rules, view.wang):
+        for c, score in win_scores(tuple(hand), melds, self.rules, view.wang):
             if c == WANG:
                 others = sum(view.wang_shown) - view.wang_shown[view.seat]
                 unseen = max(0, view.jokers - view.wang - others)
@@ -389,6 +366,5 @@ def _compiled_twin_applies(agent: _HeuristicAgent, game: GameProtocol, seat: int
     """Whether ``game`` runs on the compiled core, under the agent's rules, with ``seat`` to act:
     then the bot's compiled twin gives its choice (a subclass that changes the bot keeps
     :meth:`act`; the callers check the exact class)."""
-    from ..backends.fast import Game as FastGame
-
-    return isinstance(game, FastGame) and game.current_player == seat and game.rules == agent.rules
+    return bool(getattr(game, "compiled", False)) and game.current_player == seat and \
+        game.rules == agent.rules

@@ -147,6 +147,7 @@ def bench_agents(specs: tuple[str, ...], positions: int = 1000, seed: int = 0,
 
 
 def main_agents(argv: list[str] | None = None) -> None:
+    """``bench agent SPEC ...``: parse ``argv`` and run :func:`bench_agents`."""
     p = argparse.ArgumentParser(prog="python -m paohuzi_env.dev.bench agent",
                                 description=bench_agents.__doc__)
     p.add_argument("specs", nargs="+", metavar="SPEC",
@@ -161,6 +162,7 @@ def main_agents(argv: list[str] | None = None) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """``bench search``: parse ``argv`` and run :func:`bench_search`."""
     p = argparse.ArgumentParser(prog="python -m paohuzi_env.dev.bench search", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--positions", type=int, default=100, help="positions per row (default 100)")

@@ -98,9 +98,11 @@ class Server:
             time.sleep(0.1)
 
     def rss_kib(self) -> int:
+        """The server process's resident memory in KiB."""
         return rss_kib(self.proc.pid)
 
     def close(self) -> None:
+        """Stop the server: terminate it, and kill it if it has not exited within 10 s."""
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -269,6 +271,11 @@ def run_load(requests: int = 2000, clients: int = 8, max_tables: int = 16, seed:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line: run the load test, print its figures as JSON and a summary line.
+
+    Returns:
+        The exit status: 1 when any request got a 5xx answer, else 0.
+    """
     p = argparse.ArgumentParser(prog="python -m paohuzi_env.dev.serve_load",
                                 description=__doc__.split("\n")[0])
     p.add_argument("--requests", type=int, default=2000)

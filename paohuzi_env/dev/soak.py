@@ -129,6 +129,11 @@ def _verdict(name: str, samples: list[tuple[int, int]], seconds: float, played: 
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line: run the chosen soaks and print each one's RSS growth.
+
+    Returns:
+        The exit status: 1 when a soak's RSS grew by ``--max-growth`` or more after the warm-up, else 0.
+    """
     p = argparse.ArgumentParser(prog="python -m paohuzi_env.dev.bench soak", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--decisions", type=int, default=20_000_000,

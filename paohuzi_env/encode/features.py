@@ -22,7 +22,7 @@ offset      size  piece
 =========== ===== =====================================================================
 
 "The holding" is the seat's concealed hand with its own table groups. A card wins it as the
-readable ``expert`` counts it (``heuristic._win_scores``): as a 自摸 where the seat's own draw of
+readable ``expert`` counts it (``game.waits.win_scores``): as a 自摸 where the seat's own draw of
 it would be shown (it holds fewer than two and no 偎 of it), else on another seat's card; a seat
 holding 王 wins only on its own draws (R-WANG-5). The 王 itself is not one of the 20 kinds here.
 Entries 20–79 are filled for the kinds the seat holds one or two of (the cards it can discard;
@@ -37,10 +37,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bots.heuristic import _win_scores
 from ..game.cards import NUM_KINDS
 from ..game.engine import PlayerView
 from ..game.rules import Rules, as_rules
+from ..game.waits import win_scores
 from .observation import UNSEEN, encode
 
 WAIT_FEATURES = 80
@@ -80,7 +80,7 @@ def wait_features(view: PlayerView, rules: str | Rules, out: np.ndarray | None =
     melds = _melds(view)
     obs = encode(view)
     unseen = [int(round(float(obs[UNSEEN + k]) * 4)) for k in range(NUM_KINDS)]
-    for c, _ in _win_scores(hand, melds, rules, view.wang):
+    for c, _ in win_scores(hand, melds, rules, view.wang):
         if c < NUM_KINDS:
             out[WIN_NOW + c] = 1.0
     for k in range(NUM_KINDS):
@@ -88,7 +88,7 @@ def wait_features(view: PlayerView, rules: str | Rules, out: np.ndarray | None =
             continue
         after = list(hand)
         after[k] -= 1
-        wins = _win_scores(tuple(after), melds, rules, view.wang)
+        wins = win_scores(tuple(after), melds, rules, view.wang)
         if not wins:
             continue
         out[READY_AFTER + k] = 1.0

@@ -189,9 +189,11 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ spaces
 
     def observation_space(self, agent: str) -> spaces.Space:
+        """``agent``'s observation space: a Dict of ``observation`` and ``action_mask``."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
+        """``agent``'s action space: ``Discrete(NUM_ACTIONS)``."""
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------------ API
@@ -260,6 +262,12 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
 
     def step(self, action: int | None) -> None:
+        """Play ``action`` for the agent to act; None for an agent whose hand is over.
+
+        Raises:
+            ValueError: ``action`` is None while the agent is still to act.
+            IllegalActionError: ``action`` is not legal now.
+        """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -277,6 +285,7 @@ class raw_env(AECEnv):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s ``observation`` vector and ``action_mask`` (all zeros when it is not to act)."""
         g = self.game
         assert g is not None, "call reset() first"
         seat = self.possible_agents.index(agent)
@@ -296,6 +305,8 @@ class raw_env(AECEnv):
         return g.state(seat)
 
     def render(self) -> str | None:
+        """The table from the seat to act: text (``ansi``), an SVG string (``svg``), or printed
+        text and None (``human``); None with a warning when there is no render_mode."""
         if self.render_mode is None:
             import gymnasium
 
@@ -313,4 +324,5 @@ class raw_env(AECEnv):
         return text
 
     def close(self) -> None:
+        """Nothing to release."""
         pass

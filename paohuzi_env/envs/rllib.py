@@ -75,6 +75,8 @@ class LegalDiscrete(gym.spaces.Discrete):
         self._agent = agent
 
     def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
+        """A uniform legal action for the agent to act (no ``mask``/``probability`` given), else
+        :meth:`gymnasium.spaces.Discrete.sample`."""
         env = self._env
         if mask is None and probability is None and env is not None and env.game is not None:
             g = env.game
@@ -258,9 +260,11 @@ class RLlibAgent(Agent):
         return int(legal[int(np.argmax(logits[legal]))])
 
     def act(self, view: PlayerView) -> int:
+        """The legal action with the highest masked logit on ``view``."""
         return self._choose(encode(view), list(view.legal))
 
     def act_game(self, game: GameProtocol, seat: int) -> int:
+        """As :meth:`act`, on the observation the game encodes for ``seat``."""
         return self._choose(game.observation(seat), game.legal_actions())
 
 

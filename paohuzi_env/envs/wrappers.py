@@ -45,6 +45,7 @@ class RandomPolicy:
         self.rng = np.random.default_rng(seed)
 
     def __call__(self, obs: dict[str, np.ndarray]) -> int:
+        """A uniform draw among the actions ``obs["action_mask"]`` allows."""
         legal = np.flatnonzero(obs["action_mask"])
         return int(legal[self.rng.integers(len(legal))])
 
@@ -148,6 +149,7 @@ class SingleAgentEnv(gym.Env):
 
     @property
     def agent(self) -> str:
+        """The learner's AEC agent name (``player_<seat>``)."""
         return self.aec.possible_agents[self.seat]
 
     def action_masks(self) -> np.ndarray:
@@ -155,6 +157,15 @@ class SingleAgentEnv(gym.Env):
         return self._mask.astype(bool)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal hands until the learner has a decision, playing the opponents up to it.
+
+        Args:
+            seed: reseeds the deals (and, without a fixed seat, the learner's seat).
+            options: passed to the AEC env's ``reset`` (``deck``, ``dealer``).
+
+        Returns:
+            The learner's observation and ``{"seat": seat}``.
+        """
         super().reset(seed=seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
@@ -170,6 +181,19 @@ class SingleAgentEnv(gym.Env):
             self.skipped_hands += 1
 
     def step(self, action: int):
+        """Play the learner's ``action``, then the opponents up to its next decision or the hand's end.
+
+        An illegal action is handled as ``illegal_action`` says: raise, end the episode, or leave the
+        position as it was; the last two cost ``illegal_penalty``.
+
+        Returns:
+            ``(observation, reward, terminated, truncated, info)``; ``info`` has the hand's ``result``
+            at its end.
+
+        Raises:
+            RuntimeError: the hand is over (call :meth:`reset`).
+            ValueError: an illegal action under ``illegal_action="raise"``.
+        """
         if self._over:
             raise RuntimeError("the hand is over: call reset() before step()")
         mask = self._mask
@@ -217,6 +241,7 @@ class SingleAgentEnv(gym.Env):
                 env.step(policy(env.observe(agent)))
 
     def render(self) -> Any:  # str | None (gymnasium 1.2 types it RenderFrame)
+        """The table as text from the learner's seat, or None before the first reset."""
         from ..display.render import render_text
 
         g = self.aec.game

@@ -37,7 +37,7 @@ from .actions import GROUP_BASE, HU, PASS, PENG, action_name, group_cards
 from .cards import COPIES, NUM_CARDS, NUM_KINDS, WANG
 from .chi import GROUP_COUNTS, bi_groups, chi_groups, chi_need, discard_target, take, usable
 from .groups import group_huxi
-from .rules import Rules, as_rules, get_rules
+from .rules import Rules, as_rules, rules_from_record
 from .scoring import Win, evaluate_counts
 
 NUM_SEATS = 3
@@ -369,7 +369,7 @@ class Game:
     def record(self) -> dict[str, Any]:
         """A JSON-serialisable record from which :meth:`replay` rebuilds this hand."""
         return {
-            "rules": {"name": self.rules.name, "overrides": self.rules.overrides()},
+            "rules": self.rules.to_record(),
             "deck": list(self.deck),
             "dealer": self.dealer,
             "actions": list(self.actions),
@@ -912,8 +912,7 @@ class Game:
 
 def replay_record(game_cls: Any, record: dict[str, Any]) -> Any:
     """A ``game_cls`` (``engine.Game`` or ``fast.Game``) rebuilt from a record of either."""
-    r = record["rules"]
-    rules = get_rules(r["name"], **r.get("overrides", {}))
+    rules = rules_from_record(record["rules"])
     g = game_cls(rules, deck=record["deck"], dealer=record["dealer"])
     for a in record["actions"]:
         g.step(a)

@@ -131,6 +131,12 @@ class Rules:
                 out[f.name] = dict(mine) if f.name == "fans" else mine
         return out
 
+    def to_record(self) -> dict[str, Any]:
+        """The rules record every file of this project stores (hand records, checkpoints and
+        their sidecars, labels): ``{"name": preset, "overrides": {field: value}}``, the fields
+        that differ from the preset (JSON-friendly). :func:`rules_from_record` reads it back."""
+        return {"name": self.name, "overrides": self.overrides()}
+
 
 _FIELD_TYPES: dict[str, type] = {
     "name": str, "scoring": str, "fan_level": str, "fan_combine": str, "dealer_rule": str,
@@ -268,6 +274,38 @@ def get_rules(name: str | Rules = "huaihua", **overrides: Any) -> Rules:
             )
         overrides = {**overrides, "fans": tuple(sorted(FAN_TABLES[overrides["scoring"]].items()))}
     return dataclasses.replace(base, **overrides)
+
+
+def rules_from_record(record: Any) -> Rules:
+    """The :class:`Rules` of a rules record (:meth:`Rules.to_record`): the preset ``name`` with
+    its ``overrides`` (absent or null: none).
+
+    Raises:
+        ValueError: for something that is not a rules record, an unknown preset or a bad
+            override (naming what is allowed).
+    """
+    if not isinstance(record, Mapping) or not isinstance(record.get("name"), str):
+        raise ValueError(f"a rules record is {{'name': <preset>, 'overrides': {{...}}}}, got {record!r}")
+    overrides = record.get("overrides") or {}
+    if not isinstance(overrides, Mapping):
+        raise ValueError(f"a rules record's overrides are a mapping of field -> value, got {overrides!r}")
+    return get_rules(record["name"], **overrides)
+
+
+def rules_of_file(data: Mapping[str, Any]) -> Rules:
+    """The rules a stored file (a checkpoint, a sidecar, a label run's meta) was made under:
+    its ``rules`` record, else its ``config``'s ``rules`` preset with ``rules_overrides`` (files
+    written before the record), else the default preset.
+
+    Raises:
+        ValueError: if those rules are unknown to this version of paohuzi_env.
+    """
+    if isinstance(data.get("rules"), Mapping) and "name" in data["rules"]:
+        return rules_from_record(data["rules"])
+    config = data.get("config")
+    if isinstance(config, Mapping) and isinstance(config.get("rules"), str):
+        return rules_from_record({"name": config["rules"], "overrides": config.get("rules_overrides")})
+    return get_rules()
 
 
 def as_rules(rules: str | Rules) -> Rules:

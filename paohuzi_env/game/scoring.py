@@ -559,6 +559,11 @@ def evaluate_counts(
         melds: sorted tuple of ``(type, sorted cards)``.
         win_card: an ordinary kind, or None when the holding is complete (also when the card
             just drawn is a 王, which is then counted in ``wang``: D-17).
+        rules: a :class:`~paohuzi_env.game.rules.Rules` (not a preset name).
+        self_drawn: the winner drew ``win_card`` itself (自摸), as in :func:`evaluate_win`.
+        haidi: ``win_card`` is the last wall card (R-WIN-5).
+        tianhu: a 天胡, as in :func:`evaluate_win`.
+        dihu: a 地胡, as in :func:`evaluate_win`.
         from_discard: the winning card is a discard (only with ``hu_on_discard``): then a
             碰 on the table does not make it a 跑 (R-FLOW-4.2).
         wang: the number of 王 in the concealed hand (0..2; only with a rule set whose deck

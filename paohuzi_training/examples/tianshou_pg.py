@@ -27,10 +27,12 @@ AGENTS = ("player_0", "player_1", "player_2")
 
 
 def masked_logits(net: nn.Module, obs: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
+    """``net``'s logits on ``obs`` with the illegal actions (``legal`` False) set to -inf."""
     return net(obs).masked_fill(~legal, float("-inf"))
 
 
 def make_policy(net: nn.Module, env: Any, generator: torch.Generator):
+    """A Tianshou ``Policy`` that samples from ``net``'s masked distribution with ``generator``."""
     from tianshou.algorithm.algorithm_base import Policy
     from tianshou.data import Batch
 
@@ -54,6 +56,7 @@ def make_policy(net: nn.Module, env: Any, generator: torch.Generator):
 
 
 def make_env():
+    """The AEC env (normalized rewards, minimal infos) in Tianshou's ``PettingZooEnv``."""
     from tianshou.env import PettingZooEnv
 
     import paohuzi_env
@@ -104,6 +107,7 @@ def train(steps: int = 300, seed: int = 0, lr: float = 3e-4, log=print) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The example's command line (see :func:`paohuzi_training.examples.run`)."""
     return run("python -m paohuzi_training.examples.tianshou_pg", __doc__, "Tianshou", "tianshou", train,
                argv)
 

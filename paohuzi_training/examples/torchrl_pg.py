@@ -24,6 +24,7 @@ GROUPS = ("player_0", "player_1", "player_2")
 
 
 def make_env(seed: int = 0):
+    """The AEC env in TorchRL's ``PettingZooWrapper``: one group per seat, with masks, seeded."""
     from torchrl.envs import PettingZooWrapper
 
     import paohuzi_env
@@ -51,6 +52,7 @@ class Policy:
         self.net, self.gen = net, generator
 
     def __call__(self, td):
+        """Write into ``td`` each group's action, sampled from the masked distribution."""
         with torch.no_grad():
             for g in GROUPS:
                 obs = td[g]["observation"]["observation"]
@@ -97,6 +99,7 @@ def train(steps: int = 300, seed: int = 0, lr: float = 3e-4, log=print) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The example's command line (see :func:`paohuzi_training.examples.run`)."""
     return run("python -m paohuzi_training.examples.torchrl_pg", __doc__, "TorchRL", "torchrl", train, argv)
 
 

@@ -6,14 +6,33 @@
 #include <pybind11/pybind11.h>
 
 #include <cstring>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "common.hpp"
 #include "rules.hpp"
 #include "scoring.hpp"
+#include "vector.hpp"
 
 namespace phz {
+
+// The names of vector.hpp's POLICY_NAMES joined by ", " (for error messages).
+inline std::string policy_names() {
+    std::string out;
+    for (const PolicyName& p : POLICY_NAMES) out += (out.empty() ? "" : ", ") + std::string(p.name);
+    return out;
+}
+
+// The compiled bot `name` names (POLICY_NAMES); false when none does.
+inline bool find_policy(const std::string& name, Policy* out) {
+    for (const PolicyName& p : POLICY_NAMES)
+        if (name == p.name) {
+            *out = p.policy;
+            return true;
+        }
+    return false;
+}
 
 // The Python object `module.attr` (a class or function of paohuzi_env), imported on first use
 // and kept for the process. Leaked on purpose: Python objects must not be destroyed after the

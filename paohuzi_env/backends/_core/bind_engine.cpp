@@ -100,10 +100,9 @@ int seat_arg(int seat) {
 }
 
 Policy policy_from(const std::string& p) {
-    if (p == "random") return P_RANDOM;
-    if (p == "greedy") return P_GREEDY;
-    if (p == "expert") return P_EXPERT;
-    throw py::value_error("policy must be 'random', 'greedy' or 'expert', got '" + p + "'");
+    Policy out;
+    if (find_policy(p, &out)) return out;
+    throw py::value_error("policy must be one of " + policy_names() + ", got '" + p + "'");
 }
 
 RewardMode reward_from(const std::string& r) {
@@ -380,6 +379,11 @@ void install_hot_methods(py::handle cls) {
 }  // namespace
 
 void bind_engine(py::module_& m) {
+    {
+        py::tuple names(std::size(POLICY_NAMES));
+        for (std::size_t i = 0; i < std::size(POLICY_NAMES); ++i) names[i] = POLICY_NAMES[i].name;
+        m.attr("POLICIES") = names;  // the compiled bots (vector.hpp POLICY_NAMES)
+    }
     m.def("_install_hot_methods", &install_hot_methods, py::arg("cls"),
           "Give fast.Game its CPython done / current_player / legal_actions / step "
           "(bind_engine.cpp); fast.py calls it once at import.");

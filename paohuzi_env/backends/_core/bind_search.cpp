@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "bind_common.hpp"
 #include "search.hpp"
 
 namespace py = pybind11;
@@ -50,12 +51,10 @@ SearchOptions options(int samples, int playouts, const std::string& rollout, dou
     if (samples < 1 || playouts < 1)
         throw py::value_error("samples and playouts must be at least 1, got samples=" +
                               std::to_string(samples) + ", playouts=" + std::to_string(playouts));
-    if (rollout == "expert") o.rollout = P_EXPERT;
-    else if (rollout == "greedy") o.rollout = P_GREEDY;
-    else if (rollout == "random") o.rollout = P_RANDOM;
-    else if (rollout == "network") o.net = net;
-    else throw py::value_error("rollout must be one of expert, greedy, random, network, got '" +
-                               rollout + "'");
+    if (rollout == "network") o.net = net;
+    else if (!find_policy(rollout, &o.rollout))
+        throw py::value_error("rollout must be one of " + policy_names() + ", network, got '" +
+                              rollout + "'");
     if ((rollout == "network") != bool(net))
         throw py::value_error(net ? "a network is given: rollout must be 'network'"
                                   : "rollout 'network' needs the network (net=NetPolicy)");
@@ -160,10 +159,10 @@ void bind_search(py::module_& m) {
                          const F32& w2, const F32& b2, int conv_channels, py::object rows,
                          py::object conv, bool waits) {
                  Policy p;
-                 if (prior == "none") p = P_RANDOM;
-                 else if (prior == "greedy") p = P_GREEDY;
-                 else if (prior == "expert") p = P_EXPERT;
-                 else throw py::value_error("prior must be none, greedy or expert, got '" + prior + "'");
+                 if (prior == "none") p = P_RANDOM;  // the random bot is never a prior
+                 else if (!find_policy(prior, &p) || p == P_RANDOM)
+                     throw py::value_error("prior must be none or a compiled bot other than random "
+                                           "(" + policy_names() + "), got '" + prior + "'");
                  if (!std::isfinite(prior_weight))
                      throw py::value_error("prior_weight must be finite");
                  if (obs_size != OBS_SIZE && obs_size != OBS_SIZE_V2)

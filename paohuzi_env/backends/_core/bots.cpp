@@ -191,7 +191,7 @@ private:
 struct Memos {
     uint64_t generation = 0;
     StructMemo structure;                                                    // _structure's lru_cache
-    // _win_scores's lru_cache: key (scoring's EvalKey of the holding, the rules index in
+    // waits.win_scores's lru_cache: key (scoring's EvalKey of the holding, the rules index in
     // rules_id) -> index into wins_store
     FlatMap<EvalKey, uint32_t, EvalKeyHash> wins;
     std::vector<std::vector<std::pair<int, int>>> wins_store;
@@ -212,9 +212,9 @@ Memos& memos() {
     return m;
 }
 
-// _win_scores's memo cap (entries, per thread; the Python lru_cache's maxsize is 2^16): like the
-// scoring memo caps (scoring.hpp), small enough to fill within a long run's first ~10%, with no
-// loss of speed measured against 2^17.
+// waits.win_scores's memo cap (entries, per thread; the Python lru_cache's maxsize is 2^16):
+// like the scoring memo caps (scoring.hpp), small enough to fill within a long run's first ~10%,
+// with no loss of speed measured against 2^17.
 constexpr size_t WINS_MAX = size_t(1) << 14;
 
 // ---------------------------------------------------------------------- valuation
@@ -299,7 +299,7 @@ struct Structure {
     }
 };
 
-// A rule set's fingerprint: every field (the memo of _win_scores is keyed on `rules` itself).
+// A rule set's fingerprint: every field (the memo of waits.win_scores is keyed on `rules` itself).
 int rules_index(const Rules& r, Memos& m) {
     // bind_common's rules_ref_from_python gives equal rule sets one id (1, 2, ...); a Rules
     // built elsewhere (id 0) is known by all its fields (rules.hpp rules_key)
@@ -315,7 +315,7 @@ int rules_index(const Rules& r, Memos& m) {
     return int(m.rules_keys.size() - 1);
 }
 
-// heuristic._win_scores: (kind, score) for every card that would win this holding: a 自摸
+// game.waits.win_scores: (kind, score) for every card that would win this holding: a 自摸
 // where our own draw would be revealed (no forced 偎/提), else on another player's draw. A
 // holder of 王 wins only on its own draws (R-WANG-5), a drawn 王 included (kind WANG).
 const std::vector<std::pair<int, int>>& win_scores(const Counts& hand,

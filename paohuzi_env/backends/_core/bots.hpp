@@ -19,7 +19,7 @@ void clear_bot_caches();
 // seat, written to out: which cards win the holding now; per kind it holds one or two of,
 // whether discarding one leaves a ready holding, the unseen winning copies then (/ 8, at most
 // 1) and those copies times the win's points (/ 200, at most 1). The winning cards are the
-// expert's (its _win_scores, with its memo).
+// expert's (game/waits.py's win_scores, with its memo).
 constexpr int WAIT_FEATURES = 80;
 void wait_features(const View& v, const Rules& rules, float* out);
 

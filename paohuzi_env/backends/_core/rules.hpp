@@ -1,7 +1,7 @@
 // The rule switches of paohuzi_env.game.rules.Rules (docs/rules.md sections 9-10), as a plain struct.
 //
 // PHZ_RULE_FIELDS is the one list of the rule fields: the struct's members, the binding's
-// conversion from Python (bind_scoring.cpp, convert_rules), equality (memo ids) and the
+// conversion from Python (bind_rules.cpp, convert_rules), equality (memo ids) and the
 // fingerprint `rules_key` (memo keys of the bots) are all derived from it. A new field of
 // paohuzi_env.game.rules.Rules gets one line here (and a member below); the binding refuses to
 // convert a Rules whose fields differ from this list, and tests/test_fast_rules.py checks that
@@ -18,7 +18,7 @@ namespace phz {
 enum Family : int { F_HUAIHUA, F_CLASSIC, F_ZIPAI, F_HONGSHANZHANG, F_YONGZHOU };
 
 // X(member, "Rules field", reader): reader names how the binding reads the Python value
-// (bind_scoring.cpp: read_<reader>). In the order of dataclasses.fields(Rules).
+// (bind_rules.cpp: read_<reader>). In the order of dataclasses.fields(Rules).
 #define PHZ_RULE_FIELDS(X)                                      \
     X(name, "name", text)                                       \
     X(scoring, "scoring", family)                               \

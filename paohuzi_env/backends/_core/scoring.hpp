@@ -49,7 +49,7 @@ bool surely_loses(const Counts& hand, int win_card, const EvalArgs& a);
 uint32_t maybe_winning_cards(const Counts& hand);
 
 // Whether the holding wins, and its score in *score: evaluate()'s answer without its memo of
-// whole answers (for callers that memoise above it, as the bots' _win_scores does: a lookup in
+// whole answers (for callers that memoise above it, as the bots' win_scores does: a lookup in
 // a large table that mostly misses costs more than it saves). The decomposition memos are used.
 // evaluate()'s argument checks alone (std::invalid_argument naming what is allowed).
 void check_eval_args(const Counts& hand, const std::vector<Group>& melds, int win_card);

@@ -49,6 +49,14 @@ enum RewardMode : int { RW_SCORE, RW_WIN, RW_NORMALIZED };
 void rewards_of(const Result& r, RewardMode mode, float* out3);
 
 enum Policy : int { P_RANDOM, P_GREEDY, P_EXPERT };
+// The compiled bots by name: the one table the binding reads policy, rollout and prior names
+// from, exported as _fast.POLICIES. Its Python twin is paohuzi_env/bots/registry.py (the bots
+// with compiled=True); tests/test_bot_registry.py checks that both list the same names.
+struct PolicyName {
+    const char* name;
+    Policy policy;
+};
+inline constexpr PolicyName POLICY_NAMES[] = {{"random", P_RANDOM}, {"greedy", P_GREEDY}, {"expert", P_EXPERT}};
 // The action of `policy` for g's acting seat. P_RANDOM draws from Rng(seed, deal, decisions
 // so far, tag 2). `scratch` holds the view for the bots. Throws std::logic_error if the bots are
 // not linked, std::invalid_argument if the hand is over.
