@@ -181,9 +181,9 @@ class PPOConfig:
     PPO ratio accounts for, as each transition keeps the log-probability it was played with).
     Iteration time becomes max(rollout, update) instead of their sum."""
     backend: str = "auto"
-    """Rollout engine: ``fast`` (the compiled core's ``VectorGame``,
-    :mod:`training.vector_rollout`), ``python`` (the reference engine,
-    :mod:`paohuzi_training.rollout`), or ``auto``: fast when the core is built."""
+    """Rollout engine of the one rollout loop (:mod:`paohuzi_training.rollout`): ``fast`` (the
+    compiled core's ``VectorGame``), ``python`` (the reference engine's ``ReferenceVectorGame``),
+    or ``auto``: fast when the core is built."""
     ray: str = ""
     """Rollout workers as Ray actors (:mod:`paohuzi_training.workers`; ``paohuzi-train --ray
     [ADDRESS]``): ``""`` (off: local processes), ``local`` (start a Ray instance on this

@@ -212,7 +212,10 @@ class Game:
     # step() as written above, kept under this name: the compiled core replaces ``done``,
     # ``current_player``, ``legal_actions`` and ``step`` on this class by CPython versions of the
     # same behaviour (``_install_hot_methods``, bind_engine.cpp), whose step() hands every action
-    # it does not apply itself (not an int, not legal, the hand over) to this one.
+    # it does not apply itself (not an int, not legal, the hand over) to this one. Why not bind
+    # them as ordinary methods: these four run on every decision of a Python loop, and the
+    # CPython descriptors make random play through this class 1.33x faster than these Python
+    # methods (2026-12-03, one run alternating both; docs/contributing.md "The hot methods").
     _step_slow = step
 
     def _legal_text(self) -> str:
