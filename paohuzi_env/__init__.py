@@ -21,7 +21,6 @@ one (:mod:`paohuzi_env._moved`); ``paohuzi_env.fast`` stays public.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from . import _moved
@@ -67,6 +66,4 @@ _register()
 
 # The compiled core, when built (paohuzi_env.backends.fast); without it, one warning here and every
 # backend="auto" runs on the Python engine (paohuzi_env.backends.select).
-from .backends import fast  # noqa: E402
-
-sys.modules.setdefault(__name__ + ".fast", fast)
+from .backends import fast  # noqa: E402  (the path paohuzi_env.fast: _moved.PUBLIC)

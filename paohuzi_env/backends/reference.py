@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bots.registry import bot, make_bot
+from ..bots.registry import Bot, bot
 from ..encode.observation import encode, obs_size
 from ..encode.rewards import REWARD_MODES, reward_from_scores
 from ..encode.state import encode_state, state_size
@@ -32,15 +32,16 @@ __all__ = ["ReferenceGame", "ReferenceVectorGame", "legal_mask"]
 _DECISIONS = ("tianhu", "hu", "claim", "bi", "discard")
 """The decision kinds in :meth:`paohuzi_env.backends.fast.VectorGame.observe`'s numbering."""
 
-_BOTS: dict[tuple[str, Rules], Any] = {}
+_BOTS: dict[tuple[Bot, Rules], Any] = {}
 
 
 def _bot(name: str, rules: Rules) -> Any:
-    """One deterministic heuristic bot per (name, rules), shared (they keep no state per hand)."""
-    key = (name, rules)
+    """One bot per (registry entry, rules), seeded 0 and shared: the bots keep no state per hand.
+    Keyed on the entry, so a bot registered again under the same name is built anew."""
+    key = (bot(name, what="policy"), rules)
     agent = _BOTS.get(key)
     if agent is None:
-        agent = _BOTS[key] = make_bot(name, 0, rules)
+        agent = _BOTS[key] = key[0].make(0, rules)
     return agent
 
 
@@ -212,7 +213,8 @@ class ReferenceVectorGame:
         """Each hand's action under ``policy`` (a bot of :mod:`paohuzi_env.bots.registry`) for the
         hands ``which`` marks (all when None). ``random`` is uniform over the legal actions,
         keyed by (seed, deal number, decisions so far) as the core's is (not the same draws)."""
-        bot(policy, what="policy")  # any registered bot plays here, in Python
+        if policy != "random":
+            _bot(policy, self.rules)  # any registered bot plays here, in Python; checks the name
         if out is None:
             out = np.full(self.num_hands, -1, np.int64)
         marked = range(self.num_hands) if which is None else np.flatnonzero(which)
