@@ -78,6 +78,12 @@ class PolicyAgent(Agent):
         prior = None if self.prior is None else torch.tensor([self.prior(view)])
         return self.model.masked_logits(obs, mask, prior)[0]
 
+    def probabilities(self, view: PlayerView) -> dict[int, float]:
+        """The policy's probability of each legal action at ``view`` (softmax of :meth:`logits`)."""
+        with torch.no_grad():
+            p = self.logits(view).softmax(-1)
+        return {int(a): float(p[a]) for a in view.legal}
+
     def act(self, view: PlayerView) -> int:
         """The most probable legal action at ``view``, or one sampled from the policy (``sample``)."""
         logits = self.logits(view)

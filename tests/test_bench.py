@@ -74,3 +74,10 @@ def test_agent_rejects_a_bad_spec_and_no_positions(capsys):
     assert "--positions must be at least 1" in capsys.readouterr().err
     with pytest.raises(ValueError, match="nosuchbot"):
         bench.main(["agent", "nosuchbot", "--positions", "1"])
+
+
+def test_review_times_a_hands_review(capsys):
+    bench.main(["review", "--hands", "1", "--seed", "11",
+                "--analyser", "search:guide=none,prune=0,z=0,samples=4,playouts=32"])
+    out = capsys.readouterr().out
+    assert "CPU s per hand" in out and "decisions reviewed per hand" in out

@@ -402,6 +402,21 @@ class NetworkAgent(Agent):
 
     def act(self, view: PlayerView) -> int:
         """The legal action with the highest network logit on ``view`` (ties: the lowest action id)."""
+        logits = self._logits(view)
+        legal = sorted(view.legal)
+        return int(legal[int(np.argmax(logits[legal]))])  # ties: the lowest action id
+
+    def probabilities(self, view: PlayerView) -> dict[int, float]:
+        """The network's probability of each legal action on ``view``: the softmax of its logits
+        over the legal actions (the distribution whose argmax :meth:`act` plays)."""
+        logits = self._logits(view).astype(np.float64)
+        legal = sorted(view.legal)
+        z = logits[legal] - logits[legal].max()
+        p = np.exp(z) / np.exp(z).sum()
+        return {int(a): float(q) for a, q in zip(legal, p)}
+
+    def _logits(self, view: PlayerView) -> np.ndarray:
+        """The network's logits (61) on ``view``, the prior bot's bonus included."""
         from ..backends import fast
 
         x = encode(view)
@@ -416,5 +431,4 @@ class NetworkAgent(Agent):
         logits = fast._require().net_policy_logits(net.core, x)
         if onehot is not None:
             logits = logits + np.float32(net.prior_weight) * onehot
-        legal = sorted(view.legal)
-        return int(legal[int(np.argmax(logits[legal]))])  # ties: the lowest action id
+        return np.asarray(logits)

@@ -1,19 +1,23 @@
 """The ``paohuzi`` command: ``score`` (evaluate a holding, or say why it cannot win), ``play``
-(the terminal game), ``replay`` (a record as text or as an HTML page), ``serve`` (the browser
-table) and ``play-random``.
+(the terminal game), ``replay`` (a record as text or as an HTML page), ``review`` (the value of
+every legal action at every decision of a seat: :mod:`paohuzi_env.apps.review`), ``serve`` (the
+browser table) and ``play-random``.
 
 Examples::
 
     paohuzi score "一二三 四五六 ..." --melds "ti:s1s1s1s1,peng:b3b3b3" --win s4 --self-drawn
     paohuzi replay paohuzi-records/hand-0-001.json --html hand.html
+    paohuzi review paohuzi-records/hand-0-001.json --seat 0 --html review.html
     paohuzi serve --port 8000 --opponents expert expert
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+from pathlib import Path
 
 from ..display.render import win_breakdown
 from ..game.cards import WANG, parse
@@ -214,6 +218,21 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--view", choices=("0", "1", "2", "full"), default="full",
                     help="the view the page opens with (a seat, or full information)")
     rp.set_defaults(func=cmd_replay)
+    rv = sub.add_parser("review", help="the value of every legal action at every decision of a seat "
+                                       "in a hand record (docs/review.md)")
+    rv.add_argument("record", help="a record file (JSON) from paohuzi play, paohuzi serve or "
+                                   "paohuzi-eval --save-records")
+    rv.add_argument("--seat", type=int, required=True, help="the reviewed seat: 0, 1 or 2")
+    rv.add_argument("--agent", metavar="SPEC", default=None,
+                    help="network:PATH or checkpoint:PATH: its probabilities beside the values")
+    rv.add_argument("--analyser", metavar="SPEC", default=None,
+                    help="the search that values the actions (default: a setting stronger than the "
+                         "default search; docs/review.md)")
+    rv.add_argument("--seed", type=int, default=0, help="seeds the analyser's worlds")
+    rv.add_argument("--json", metavar="OUT", help="write the review as JSON here")
+    rv.add_argument("--html", metavar="OUT", help="write the replay page with the analysis panel here")
+    rv.add_argument("--trust-checkpoint", action="store_true", help=TRUST_HELP)
+    rv.set_defaults(func=cmd_review)
     sv = sub.add_parser("serve", help="play two bots in the browser (needs the serve extra)")
     sv.add_argument("--port", type=int, default=8000)
     sv.add_argument("--host", default="127.0.0.1",
@@ -278,6 +297,25 @@ def cmd_replay(args: argparse.Namespace) -> int:
                     "discard": "出牌"}[f["decision"]]
             print(f"[{i + 1}] 座{f['actor']} {what}: {chosen}  "
                   f"(legal: {', '.join(name for _, name in f['legal'])})")
+    return 0
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    """``paohuzi review``: the review of one seat's decisions, as a table, JSON or an HTML page."""
+    from .replay_html import load_record, write_replay
+    from .review import ANALYSER, review, review_table
+
+    _trust_checkpoints(args)
+    record = load_record(args.record)
+    rev = review(record, args.seat, agent=args.agent, analyser=args.analyser or ANALYSER,
+                 seed=args.seed)
+    print(review_table(rev))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rev, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
+    if args.html:
+        path = write_replay(record, args.html, start_view=str(args.seat), review=rev)
+        print(f"wrote {path}: open it in a browser")
     return 0
 
 

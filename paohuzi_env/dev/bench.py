@@ -7,6 +7,7 @@
 * ``engine``: random-legal hands for a fixed time; hands/s and decisions/s.
 * ``env``: random masked play through the AEC API with observations (the default backend);
   steps/s.
+* ``review`` (its own flags): CPU time of a hand's review (``paohuzi review``).
 * ``search`` (its own flags): the compiled search against the Python reference, on the same
   positions; ``agent SPEC [SPEC ...]``: CPU time of one decision of any agent (a network:
   ``agent network:checkpoints/shipped/distilled.pt``), one position at a time.
@@ -541,15 +542,18 @@ def main(argv: list[str] | None = None) -> None:
     if args[:1] == ["agent"]:  # any agent's decision time (bench_search.py)
         importlib.import_module(".bench_search", __package__).main_agents(args[1:])
         return
+    if args[:1] == ["review"]:  # a hand's review (bench_review.py)
+        importlib.import_module(".bench_review", __package__).main(args[1:])
+        return
     if args[:1] == ["soak"]:  # its own flags: paohuzi_env.dev.soak
         from .soak import main as soak_main
 
         raise SystemExit(soak_main(args[1:]))
     p = argparse.ArgumentParser(prog="python -m paohuzi_env.dev.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["hu", "engine", "env", "core", "search", "agent", "soak"],
-                   help="search, agent, soak: see python -m paohuzi_env.dev.bench "
-                   "search|agent|soak --help")
+    p.add_argument("what", choices=["hu", "engine", "env", "core", "search", "agent", "review", "soak"],
+                   help="search, agent, review, soak: see python -m paohuzi_env.dev.bench "
+                   "search|agent|review|soak --help")
     p.add_argument("--seconds", type=float, default=10.0,
                    help="time per figure (core: per row; default 10)")
     p.add_argument("--seed", type=int, default=0)
