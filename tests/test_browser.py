@@ -247,3 +247,92 @@ def test_two_tabs_play_independent_tables(browser, server):
         "var done = arguments[0]; fetch('/api/table/' + window.paohuzi.state().id)"
         ".then(function (r) { return r.text(); }).then(done);"))
     assert again["version"] == _state(browser)["version"]
+
+
+SMALL_ANALYSER = "search:guide=none,prune=0,z=0,samples=8,playouts=128"
+
+
+def _needs_core() -> None:
+    from paohuzi_env import fast
+
+    if not fast.available():
+        pytest.skip("the review's analyser runs on the compiled core")
+
+
+def test_review_page_shows_the_analysis_panel(browser, shots, tmp_path):
+    _needs_core()
+    from paohuzi_env.apps.review import review
+
+    rec = _recorded_hand(11)
+    rev = review(rec, 0, analyser=SMALL_ANALYSER)
+    page = write_replay(rec, tmp_path / "review.html", review=rev, start_view="0")
+    d = max(rev["decisions"], key=lambda x: (x["loss"], len(x["legal"])))  # the costliest
+    browser.get(page.resolve().as_uri() + f"#step={d['step']}")
+    _wait(browser, lambda dr: dr.find_elements(By.CSS_SELECTOR, "#board svg"), "the first picture")
+    assert browser.find_element(By.ID, "pos").text.startswith(f"{d['step'] + 1} /")
+    panel = browser.find_element(By.ID, "analysis")
+    assert panel.is_displayed() and browser.find_element(By.ID, "review-summary").is_displayed()
+    rows = browser.find_elements(By.CSS_SELECTOR, "#an-rows .an-row")
+    assert len(rows) == len(d["legal"])  # a bar per legal action
+    assert all(r.find_element(By.CSS_SELECTOR, ".an-track").is_displayed() for r in rows)
+    assert {int(r.get_attribute("data-action")) for r in rows} == {x["action"] for x in d["legal"]}
+    chosen = browser.find_elements(By.CSS_SELECTOR, "#an-rows .an-row.chosen")
+    best = browser.find_elements(By.CSS_SELECTOR, "#an-rows .an-row.best")
+    assert [int(x.get_attribute("data-action")) for x in chosen] == [d["chosen"]]
+    assert [int(x.get_attribute("data-action")) for x in best] == [d["best"]]
+    assert "★" in best[0].text and "✔" in chosen[0].text and "±" in rows[0].text
+    assert f"loss {d['loss']:.2f}" in browser.find_element(By.ID, "an-head").text
+    browser.save_screenshot(str(shots / "review-panel.png"))
+    # a frame that is not a reviewed decision has no panel; the summary's buttons jump
+    reviewed = {x["step"] for x in rev["decisions"]} | {w["step"] for w in rev["wins"]}
+    other = next(i for i in range(len(rec["actions"]) + 1) if i not in reviewed)
+    browser.execute_script(f"window.replay.go({other})")
+    assert not browser.find_element(By.ID, "analysis").is_displayed()
+    jumps = browser.find_elements(By.CSS_SELECTOR, "#rs-jumps button[data-step]")
+    assert {int(b.get_attribute("data-step")) for b in jumps} >= reviewed
+    target = jumps[0]
+    step = int(target.get_attribute("data-step"))
+    target.click()
+    assert browser.execute_script("return window.replay.index()") == step
+    assert browser.find_element(By.ID, "analysis").is_displayed()
+    for w in rev["wins"]:  # a win offer: its points and whether it was taken
+        browser.execute_script(f"window.replay.go({w['step']})")
+        text = browser.find_element(By.ID, "an-win").text
+        assert f"{w['points']:+d}" in text.replace("−", "-") and ("taken" in text) == w["taken"]
+
+
+def test_the_hint_shows_the_values_at_your_decision(browser, server, shots):
+    _needs_core()
+    browser.get(f"{server}/?seed=5")
+    _wait(browser, lambda d: d.execute_script("return window.paohuzi && window.paohuzi.state()"),
+          "the table")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#actions .hint")  # off by default
+    browser.find_element(By.ID, "hint-toggle").click()
+    for _ in range(2):  # at this decision and, after a move, at the next
+        s = _state(browser)
+        if s["done"]:
+            break
+        _wait(browser, lambda d, n=len(s["legal"]): len(d.find_elements(
+            By.CSS_SELECTOR, "#actions button.act .hint")) == n, "a value on every action button")
+        hint = browser.execute_script("return window.paohuzi.hint()")
+        assert hint["version"] == s["version"]
+        best = browser.find_elements(By.CSS_SELECTOR, "#actions button.act.best")
+        assert [int(b.get_attribute("data-action")) for b in best] == [hint["best"]]
+        assert "★" in best[0].text and "best" in browser.find_element(By.ID, "hint").text
+        browser.save_screenshot(str(shots / f"table-hint-{s['version']}.png"))
+        browser.find_elements(By.CSS_SELECTOR, "#actions button.act")[-1].click()
+        _wait(browser, lambda d, v=s["version"]: _state(d)["version"] != v, "the table to answer")
+    browser.find_element(By.ID, "hint-toggle").click()  # off: the values go
+    assert not browser.find_elements(By.CSS_SELECTOR, "#actions .hint")
+    # play the hand out; its review opens from the link beside the replay's
+    deadline = time.monotonic() + 120
+    while not _state(browser)["done"]:
+        assert time.monotonic() < deadline, "the hand took too long to play"
+        v = _state(browser)["version"]
+        browser.execute_script("var s = window.paohuzi.state(); window.paohuzi.act(s.legal[0].action)")
+        _wait(browser, lambda d, v=v: _state(d)["version"] != v, "the table to answer")
+    link = browser.find_element(By.ID, "review-link").get_attribute("href")
+    assert "/review/" in link
+    browser.get(link)
+    _wait(browser, lambda d: d.find_elements(By.ID, "review-summary"), "the review page")
+    assert browser.find_element(By.ID, "review-summary").is_displayed()

@@ -9,7 +9,7 @@ import pytest
 
 from paohuzi_env.agents import make_agent
 from paohuzi_env.apps.cli import main
-from paohuzi_env.apps.replay_html import frames_of, load_record, replay_html
+from paohuzi_env.apps.replay_html import frames_of, load_record, replay_html, review_data
 from paohuzi_env.game.engine import Game
 
 
@@ -99,3 +99,54 @@ def test_a_hand_won_at_the_deal_has_one_frame():
     frames = frames_of(g.record())
     assert len(frames) == 1 and "天胡" in frames[0]["result"][0]
     assert "window.replay" in replay_html(g.record())
+
+
+SMALL = "search:guide=none,prune=0,z=0,samples=6,playouts=64"
+
+
+def _review_of(rec: dict, seat: int = 0) -> dict:
+    from paohuzi_env import fast
+
+    if not fast.available():
+        pytest.skip("the review runs on the compiled core")
+    from paohuzi_env.apps.review import review
+
+    return review(rec, seat, analyser=SMALL)
+
+
+def test_the_review_panel_rides_in_the_page_escaped():
+    rec = _record()
+    rev = _review_of(rec)
+    # a hostile name in the review cannot close the script element or add markup
+    rev["decisions"][0]["legal"][0]["name"] = "</script><b>x</b>&"
+    rev["analyser"] = "<img src=x onerror=alert(1)>"
+    page = replay_html(rec, review=rev)
+    assert "</script><b>" not in page and "<img src=x" not in page
+    m = re.search(r'<script type="application/json" id="review">(.*?)</script>', page, re.S)
+    data = json.loads(m.group(1)) if m else None
+    assert data is not None and data["seat"] == 0
+    assert data["decisions"][0]["legal"][0]["name"] == "</script><b>x</b>&"
+    assert [d["step"] for d in data["decisions"]] == [d["step"] for d in rev["decisions"]]
+    # without a review the page has no panel data
+    assert 'id="review"' not in replay_html(rec)
+
+
+def test_a_review_of_another_hand_is_refused():
+    rec = _record()
+    rev = _review_of(rec)
+    other = _record(seed=12)
+    with pytest.raises(ValueError, match="another hand"):
+        review_data(rev, frames_of(other))
+    with pytest.raises(ValueError, match="review must be"):
+        review_data({"seat": 0}, frames_of(rec))
+
+
+def test_review_command_writes_the_page(tmp_path, capsys):
+    rec = _record()
+    _review_of(rec)  # skips without the core
+    path = tmp_path / "rec.json"
+    path.write_text(json.dumps(rec))
+    out = tmp_path / "rev.html"
+    assert main(["review", str(path), "--seat", "0", "--analyser", SMALL, "--html", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert 'id="review"' in page and "wrote" in capsys.readouterr().out

@@ -164,3 +164,15 @@ def test_the_default_analyser_values_every_action():
     res = analyse_position(g, 0, seed=1)
     assert res["worlds"] >= 128
     assert all(r["worlds"] == res["worlds"] for r in res["legal"])
+
+
+def test_checkpoint_probabilities_beside_the_values():
+    pytest.importorskip("torch")
+    from pathlib import Path
+
+    ck = Path(__file__).resolve().parents[1] / "checkpoints" / "shipped" / "policy.pt"
+    if not ck.exists():
+        pytest.skip("checkpoints/ is not in this tree (an sdist)")
+    rev = review(_expert_record(11), 0, analyser=SMALL, agent=f"checkpoint:{ck}")
+    for d in rev["decisions"]:
+        assert sum(r["prob"] for r in d["legal"]) == pytest.approx(1.0, abs=1e-5)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import warnings
 
@@ -15,6 +16,7 @@ with warnings.catch_warnings():  # starlette's note on httpx versus httpx2 is no
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
+from paohuzi_env import fast  # noqa: E402
 from paohuzi_env.apps.cli import main  # noqa: E402
 from paohuzi_env.apps.serve import create_app  # noqa: E402
 from paohuzi_env.game.actions import HU, NUM_ACTIONS, PASS  # noqa: E402
@@ -261,3 +263,84 @@ def test_a_long_session_keeps_only_the_last_hands_records(monkeypatch):
         assert list(c.app.state.tables[s["id"]].records) == [3, 4]
         r = c.get(f"/replay/{s['id']}/1")
         assert r.status_code == 404 and "kept: 3..4" in r.text
+
+
+# The hint and the review (issue 43): the compiled search values the human's legal actions.
+SMALL_ANALYSER = "search:guide=none,prune=0,z=0,samples=8,playouts=128"
+needs_core = pytest.mark.skipif(not fast.available(), reason="the analyser runs on the compiled core")
+
+
+@pytest.fixture()
+def analysed():
+    with TestClient(create_app(("expert", "greedy"), analyser=SMALL_ANALYSER)) as c:
+        yield c
+
+
+@needs_core
+def test_the_hint_values_every_legal_action_of_your_decision(analysed):
+    s = analysed.post("/api/new", json={"seed": 5}).json()
+    decisions = set()
+    while not s["done"]:
+        r = analysed.get(f"/api/table/{s['id']}/hint")
+        assert r.status_code == 200, r.text
+        h = r.json()
+        assert (h["hand"], h["version"], h["decision"]) == (s["hand"], s["version"], s["decision"])
+        assert h["analyser"] == SMALL_ANALYSER and h["worlds"] >= 2
+        assert [(x["action"], x["name"]) for x in h["legal"]] == [(x["action"], x["name"])
+                                                                  for x in s["legal"]]
+        assert all(math.isfinite(x["mean"]) and math.isfinite(x["se"]) and x["worlds"] >= 2
+                   for x in h["legal"])
+        assert h["best"] == max(h["legal"], key=lambda x: x["mean"])["action"]
+        assert analysed.get(f"/api/table/{s['id']}/hint").json() == h  # asking again: the same
+        assert analysed.get(f"/api/table/{s['id']}").json()["version"] == s["version"]  # no move
+        decisions.add(s["decision"])
+        s = _act(analysed, s, s["legal"][-1]["action"])
+        assert s.status_code == 200, s.text
+        s = s.json()
+    assert "discard" in decisions
+    # the hand is over: a clear 409 with the state; no table: 404
+    r = analysed.get(f"/api/table/{s['id']}/hint")
+    assert r.status_code == 409 and "is over" in r.json()["error"] and r.json()["state"]["done"]
+    r = analysed.get("/api/table/nope/hint")
+    assert r.status_code == 404 and "no table" in r.json()["error"]
+
+
+@needs_core
+def test_no_hint_when_it_is_not_your_turn(analysed):
+    s = analysed.post("/api/new", json={"seed": 5}).json()
+    table = analysed.app.state.tables[s["id"]]
+    table.game.step(s["legal"][0]["action"])  # as if the bots had not answered yet
+    if table.game.done or table.game.current_player == 0:
+        pytest.skip("seat 0 acts again at once in this deal")
+    r = analysed.get(f"/api/table/{s['id']}/hint")
+    assert r.status_code == 409 and "not yours" in r.json()["error"]
+
+
+def test_a_bad_analyser_is_refused_at_start():
+    for bad in ("expert", "search:guide=auto", "search:top=3", "search:samples=x"):
+        with pytest.raises(ValueError):
+            create_app(analyser=bad)
+
+
+@needs_core
+def test_the_review_page_holds_the_panel_of_your_decisions(analysed):
+    s = _play_out(analysed, analysed.post("/api/new", json={"seed": 2}).json())
+    assert s["review"] == f"/review/{s['id']}/{s['hand']}"
+    r = analysed.get(s["review"])
+    assert r.status_code == 200 and 'id="analysis"' in r.text and 'id="review-summary"' in r.text
+    raw = re.search(r'<script type="application/json" id="review">(.*?)</script>', r.text, re.S).group(1)
+    assert "<" not in raw  # every < of the review's strings is escaped
+    rev = json.loads(raw)
+    assert rev["seat"] == 0 and rev["analyser"] == SMALL_ANALYSER and rev["decisions"]
+    data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', r.text,
+                                re.S).group(1).replace("<\\/", "</"))
+    assert data["view"] == "0"
+    for d in rev["decisions"]:
+        frame = data["frames"][d["step"]]
+        assert frame["actor"] == 0 and frame["chosen"] == d["chosen"]
+        assert sorted(x["action"] for x in d["legal"]) == sorted(a for a, _ in frame["legal"])
+    assert analysed.get(s["review"]).text == r.text  # kept: the same page again
+    # the plain replay has no panel; unknown hands and tables are 404
+    assert 'id="analysis"' not in analysed.get(s["replay"]).text
+    assert analysed.get(f"/review/{s['id']}/9").status_code == 404
+    assert analysed.get("/review/nope/1").status_code == 404

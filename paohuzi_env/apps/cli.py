@@ -303,7 +303,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_review(args: argparse.Namespace) -> int:
     """``paohuzi review``: the review of one seat's decisions, as a table, JSON or an HTML page."""
     from .replay_html import load_record, write_replay
-    from .review import ANALYSER, review, review_table
+    from .review import ANALYSER, jsonable, review, review_table
 
     _trust_checkpoints(args)
     record = load_record(args.record)
@@ -311,7 +311,8 @@ def cmd_review(args: argparse.Namespace) -> int:
                  seed=args.seed)
     print(review_table(rev))
     if args.json:
-        Path(args.json).write_text(json.dumps(rev, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        Path(args.json).write_text(json.dumps(jsonable(rev), indent=1, ensure_ascii=False, allow_nan=False)
+                                   + "\n", encoding="utf-8")
         print(f"wrote {args.json}")
     if args.html:
         path = write_replay(record, args.html, start_view=str(args.seat), review=rev)

@@ -17,11 +17,18 @@ optional keys:
   legal actions (what the acting agent's policy gave; ``paohuzi-eval --save-records`` writes
   them for checkpoint agents);
 - ``title``: a line for the page's heading.
+
+With a review (``replay_html(record, review=...)``, :func:`paohuzi_env.apps.review.review`'s dict;
+``paohuzi review REC --seat K --html OUT``) the page also shows the review's summary and, at each
+reviewed decision, the analysis panel: every legal action's mean ± se as a bar, the action taken
+and the best marked, the loss (docs/review.md). ``page.html#step=N`` then opens at step ``N``.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Mapping
 from html import escape
 from pathlib import Path
@@ -35,6 +42,8 @@ from ..game.engine import IllegalActionError
 from ..game.rules import rules_from_record
 
 VIEWS = ("0", "1", "2", "full")
+_REVIEW_KEYS = ("REVIEW_CSS", "REVIEW_TOP", "REVIEW_HTML", "REVIEW_DATA", "REVIEW_JS", "REVIEW_HOOK")
+_PLACEHOLDER = re.compile("__(" + "|".join(("TITLE", "DEFS", "DATA", *_REVIEW_KEYS)) + ")__")
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
@@ -124,7 +133,7 @@ def frames_of(record: dict[str, Any], backend: str | None = None) -> list[dict[s
 
 
 def replay_html(record: dict[str, Any], *, title: str | None = None, start_view: str = "full",
-                backend: str | None = None) -> str:
+                backend: str | None = None, review: Mapping[str, Any] | None = None) -> str:
     """The replay page of one record (see the module docstring).
 
     Args:
@@ -132,6 +141,16 @@ def replay_html(record: dict[str, Any], *, title: str | None = None, start_view:
         title: the page heading; default: the record's ``title``, or the rules and dealer.
         start_view: ``"0"``, ``"1"``, ``"2"`` or ``"full"``: the view shown first.
         backend: the engine that replays it (:mod:`paohuzi_env.backends.select`).
+        review: a review of this record (:func:`paohuzi_env.apps.review.review`'s dict): the
+            page then shows, at each reviewed decision, the analysis panel (each legal action's
+            mean ± se as a bar, the action taken and the best marked, the loss, the network's
+            probabilities when the review has them), at each win offer its points and whether
+            it was taken, and the review's summary with buttons to its costliest steps. None:
+            the plain replay page.
+
+    Raises:
+        ValueError: for a bad record or ``start_view``, or a review that is not one of this
+            record (a step past its end, another seat or other legal actions at a step).
     """
     check_record(record)
     if start_view not in VIEWS:
@@ -143,16 +162,99 @@ def replay_html(record: dict[str, Any], *, title: str | None = None, start_view:
     data = json.dumps({"frames": frames, "view": start_view,
                        "seats": None if seats is None else [display_name(x) for x in seats]},
                       ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-    return (_PAGE.replace("__TITLE__", escape(heading))
-            .replace("__DEFS__", f'<svg width="0" height="0" style="position:absolute">{card_defs()}</svg>')
-            .replace("__DATA__", data))
+    parts = dict.fromkeys(_REVIEW_KEYS, "")
+    if review is not None:
+        parts = {"REVIEW_CSS": _REVIEW_CSS, "REVIEW_TOP": _REVIEW_TOP, "REVIEW_HTML": _REVIEW_HTML,
+                 "REVIEW_DATA": _REVIEW_DATA.replace(
+                     "__REVIEW__", review_json(review_data(review, frames))),
+                 "REVIEW_JS": _REVIEW_JS, "REVIEW_HOOK": "reviewShow(f);"}
+    parts.update(TITLE=escape(heading), DATA=data,
+                 DEFS=f'<svg width="0" height="0" style="position:absolute">{card_defs()}</svg>')
+    # one pass: nothing substituted (a title, a name) is read again for a placeholder
+    return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _PAGE)
 
 
-def write_replay(record: dict[str, Any], out: str | Path, **kwargs: Any) -> Path:
-    """Write :func:`replay_html` to ``out``; returns the path."""
+def write_replay(record: dict[str, Any], out: str | Path, review: Mapping[str, Any] | None = None,
+                 **kwargs: Any) -> Path:
+    """Write :func:`replay_html` to ``out`` (with the analysis panel of ``review`` when given);
+    returns the path."""
     path = Path(out)
-    path.write_text(replay_html(record, **kwargs), encoding="utf-8")
+    path.write_text(replay_html(record, review=review, **kwargs), encoding="utf-8")
     return path
+
+
+def _finite(x: Any) -> float | None:
+    """``x`` as a float, or None when it is missing, not a number, NaN or infinite (JSON has no
+    NaN)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return None
+    return float(x) if math.isfinite(x) else None
+
+
+def review_data(review: Mapping[str, Any], frames: list[dict[str, Any]]) -> dict[str, Any]:
+    """The part of a review the page's panel shows, checked against the record's ``frames``
+    (:func:`frames_of`) and made JSON-safe (NaN becomes null).
+
+    Raises:
+        ValueError: for a review that is not a review's dict or not one of this record.
+    """
+    if not isinstance(review, Mapping) or not isinstance(review.get("decisions"), list):
+        raise ValueError("review must be paohuzi_env.apps.review.review()'s dict (with decisions)")
+    seat = review.get("seat")
+    last = len(frames) - 1  # the end frame has no decision
+
+    def frame_at(step: Any, what: str) -> dict[str, Any]:
+        if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step < last:
+            raise ValueError(f"the review's {what} step {step!r} is not a decision of this record "
+                             f"(0..{last - 1}): a review of another hand?")
+        f = frames[step]
+        if seat is not None and f["actor"] != seat:
+            raise ValueError(f"the review is of seat {seat!r}, but seat {f['actor']} acts at "
+                             f"step {step}: a review of another hand?")
+        return f
+
+    decisions = []
+    for d in review["decisions"]:
+        f = frame_at(d.get("step") if isinstance(d, Mapping) else None, "decision")
+        legal = d.get("legal")
+        if not isinstance(legal, list) or sorted(r.get("action") for r in legal) != sorted(
+                a for a, _ in f["legal"]):
+            raise ValueError(f"the review's legal actions at step {d['step']} are not the "
+                             "record's: a review of another hand?")
+        rows = [{"action": int(r["action"]), "name": str(r.get("name", r["action"])),
+                 "mean": _finite(r.get("mean")), "se": _finite(r.get("se")),
+                 "worlds": r.get("worlds") if isinstance(r.get("worlds"), int) else None,
+                 "prob": _finite(r.get("prob"))} for r in legal]
+        decisions.append({"step": d["step"], "decision": str(d.get("decision", f["decision"])),
+                          "legal": rows, "worlds": d.get("worlds"),
+                          "chosen": d.get("chosen"), "best": d.get("best"),
+                          "loss": _finite(d.get("loss"))})
+    wins = []
+    for w in review.get("wins") or []:
+        frame_at(w.get("step") if isinstance(w, Mapping) else None, "win")
+        wins.append({"step": w["step"], "decision": str(w.get("decision", "hu")),
+                     "taken": bool(w.get("taken")), "points": _finite(w.get("points"))})
+    summary = review.get("summary") or {}
+    costliest = [s for s in summary.get("costliest", []) if isinstance(s, int)]
+    loss = {d["step"]: d["loss"] for d in decisions}
+    return {
+        "seat": seat if isinstance(seat, int) else None,
+        "analyser": str(review.get("analyser", "")),
+        "agent": None if review.get("agent") is None else str(review["agent"]),
+        "decisions": decisions,
+        "wins": wins,
+        "summary": {"decisions": summary.get("decisions", len(decisions)),
+                    "total_loss": _finite(summary.get("total_loss")),
+                    "agreement": _finite(summary.get("agreement")),
+                    "costliest": [[s, loss.get(s)] for s in costliest]},
+    }
+
+
+def review_json(data: Any) -> str:
+    """``data`` as JSON that is safe inside an HTML ``<script>`` element: ``<``, ``>`` and ``&``
+    are written as JSON's unicode escapes, so no string in it can close the element or open a comment."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 _PAGE = """<!DOCTYPE html>
@@ -183,7 +285,7 @@ h1 { overflow-wrap: anywhere; }
 #log { padding-left:34px; margin:0; max-height:260px; overflow:auto; color:#cfe0d5; }
 #result { white-space:pre-wrap; color:#f4c542; font-family: monospace, 'Noto Sans CJK SC'; }
 .keys { color:#8fb39f; font-size:12px; }
-</style></head>
+__REVIEW_CSS__</style></head>
 <body>
 __DEFS__
 <h1>__TITLE__</h1>
@@ -198,15 +300,15 @@ __DEFS__
 </div>
 <div id="main">
   <div id="board"></div>
-  <div id="side">
-    <h2 id="who"></h2>
+  <div id="side">__REVIEW_TOP__
+    <h2 id="who"></h2>__REVIEW_HTML__
     <ul id="legal"></ul>
     <div id="result"></div>
     <h2>经过 (events)</h2>
     <ol id="log"></ol>
   </div>
 </div>
-<script type="application/json" id="data">__DATA__</script>
+<script type="application/json" id="data">__DATA__</script>__REVIEW_DATA__
 <script>
 (function () {
   "use strict";
@@ -262,7 +364,7 @@ __DEFS__
     var log = document.getElementById("log");
     log.innerHTML = "";
     for (var j = 0; j <= idx; j++) F[j].log.forEach(function (t) { log.appendChild(el("li", t)); });
-    log.scrollTop = log.scrollHeight;
+    log.scrollTop = log.scrollHeight;__REVIEW_HOOK__
   }
   function go(i) { idx = Math.max(0, Math.min(F.length - 1, i)); show(); }
   function setView(v) { view = v; show(); }
@@ -283,10 +385,163 @@ __DEFS__
     else return;
     e.preventDefault();
   });
-  window.replay = {go: go, setView: setView, frames: F.length,
+  __REVIEW_JS__window.replay = {go: go, setView: setView, frames: F.length,
                    index: function () { return idx; }, view: function () { return view; }};
   show();
 })();
 </script>
 </body></html>
 """
+
+
+# The analysis panel (only on a page made with a review). Every string of the review reaches the
+# page through textContent (never innerHTML), and its JSON through review_json.
+_REVIEW_CSS = """#side { width: 420px; }
+#review-summary { background:#1d3b2d; border:1px solid #4f8a6c; border-radius:6px; padding:6px 8px;
+  margin-bottom:6px; }
+#review-summary h2 { margin:0 0 4px; }
+#review-summary .line { margin:2px 0; }
+#review-summary button { font-size:12px; padding:1px 6px; margin:2px 2px 0 0; }
+#review-summary button.loss { border-color:#e39a8c; }
+#review-summary button.win { border-color:#f4c542; }
+#analysis { margin:4px 0 8px; background:#132d22; border:1px solid #4f8a6c; border-radius:6px;
+  padding:6px 8px; }
+#analysis h2 { margin:0 0 4px; }
+#an-head { margin-bottom:4px; }
+.an-row { display:grid; grid-template-columns: 112px 130px 1fr; gap:6px; align-items:center;
+  padding:0 4px; border-radius:4px; border:1px solid transparent; font-size:13px; line-height:17px; }
+.an-row.chosen { border-color:#f4c542; background:#2c3a1c; }
+.an-row.best .an-name { color:#8fe3ae; font-weight:bold; }
+.an-name { white-space:nowrap; overflow:hidden; text-overflow:ellipsis; }
+.an-track { position:relative; height:14px; background:#0c1a13; border-radius:2px; }
+.an-zero { position:absolute; top:0; bottom:0; width:1px; background:#8fb39f; }
+.an-bar { position:absolute; top:3px; height:8px; background:#6cc48f; }
+.an-bar.neg { background:#d9776a; }
+.an-whisk { position:absolute; top:6px; height:2px; background:#eee; opacity:.8; }
+.an-val { font-variant-numeric: tabular-nums; white-space:nowrap; font-size:12px; }
+.an-p { color:#9cd3ff; }
+.an-legend { color:#8fb39f; font-size:11px; margin-top:4px; }
+#an-win { color:#f4c542; font-weight:bold; }
+"""
+
+_REVIEW_TOP = """
+    <div id="review-summary"><h2>复盘 (review)</h2><div id="rs-lines"></div><div id="rs-jumps"></div></div>"""
+
+_REVIEW_HTML = """
+    <div id="analysis" style="display:none"><h2 id="an-title"></h2><div id="an-head"></div>
+      <div id="an-rows"></div><div id="an-win"></div><div class="an-legend" id="an-legend"></div></div>"""
+
+_REVIEW_DATA = """
+<script type="application/json" id="review">__REVIEW__</script>"""
+
+_REVIEW_JS = r"""var R = JSON.parse(document.getElementById("review").textContent);
+  var RD = {}, RW = {};
+  R.decisions.forEach(function (d) { RD[d.step] = d; });
+  R.wins.forEach(function (w) { RW[w.step] = w; });
+  function num(x, digits) {
+    if (x === null || x === undefined) return "—";
+    return (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(digits === undefined ? 2 : digits);
+  }
+  function jump(step, label, cls, title) {
+    var b = el("button", label, cls);
+    b.setAttribute("data-step", step);
+    if (title) b.title = title;
+    b.onclick = function () { go(step); };
+    return b;
+  }
+  (function summary() {
+    var s = R.summary, lines = document.getElementById("rs-lines");
+    lines.appendChild(el("div", "座" + R.seat + " · " + s.decisions + " decisions · total loss " +
+      (s.total_loss === null ? "—" : s.total_loss.toFixed(2)) + " points · agreement " +
+      (s.agreement === null ? "—" : Math.round(100 * s.agreement) + "%"), "line"));
+    lines.appendChild(el("div", "analyser: " + R.analyser + (R.agent ? " · p: " + R.agent : ""),
+                         "line keys"));
+    var jumps = document.getElementById("rs-jumps");
+    jumps.appendChild(el("span", "costliest: ", "line"));
+    if (!s.costliest.length) jumps.appendChild(el("span", "none (no loss) "));
+    s.costliest.forEach(function (c) {
+      jumps.appendChild(jump(c[0], "第 " + (c[0] + 1) + " 步 " + num(c[1] === null ? null : -c[1]),
+                             "loss costliest", "jump to the decision at step " + c[0]));
+    });
+    var all = el("div", undefined, "line");
+    all.appendChild(el("span", "reviewed: "));
+    var steps = R.decisions.map(function (d) { return d.step; })
+      .concat(R.wins.map(function (w) { return w.step; })).sort(function (a, b) { return a - b; });
+    steps.forEach(function (st) {
+      var d = RD[st];
+      all.appendChild(d ? jump(st, String(st + 1), d.loss ? "loss" : "", "step " + st + ", loss " +
+                               (d.loss === null ? "—" : d.loss.toFixed(2)))
+                        : jump(st, (st + 1) + " 胡", "win", "a win offer at step " + st));
+    });
+    jumps.appendChild(all);
+  })();
+  function reviewShow(f) {
+    var box = document.getElementById("analysis"), rows = document.getElementById("an-rows");
+    var d = RD[idx], w = RW[idx];
+    rows.innerHTML = "";
+    document.getElementById("an-win").textContent = "";
+    document.getElementById("an-head").textContent = "";
+    document.getElementById("an-legend").textContent = "";
+    if (!d && !w) { box.style.display = "none"; return; }
+    box.style.display = "";
+    document.getElementById("an-title").textContent =
+      "分析 (analysis) — 第 " + (idx + 1) + " 步, 座" + R.seat;
+    if (w) {
+      document.getElementById("an-win").textContent = (w.decision === "tianhu" ? "天胡" : "胡") +
+        " offer: a win worth " + num(w.points, 0) + " points — " +
+        (w.taken ? "taken (胡了)" : "DECLINED (the analyser always takes a win)");
+      return;
+    }
+    var name = {};
+    d.legal.forEach(function (r) { name[r.action] = r.name; });
+    document.getElementById("an-head").textContent = "loss " + (d.loss === null ? "—" : d.loss.toFixed(2)) +
+      " · taken " + name[d.chosen] + " · best " + name[d.best] + (d.chosen === d.best ? " (agrees)" : "") +
+      " · " + d.worlds + " worlds";
+    var lo = 0, hi = 0;
+    d.legal.forEach(function (r) {
+      if (r.mean === null) return;
+      var se = r.se || 0;
+      lo = Math.min(lo, r.mean - se); hi = Math.max(hi, r.mean + se);
+    });
+    if (hi - lo < 1e-9) hi = lo + 1;
+    var W = 130;
+    function x(v) { return (v - lo) / (hi - lo) * W; }
+    var sorted = d.legal.slice().sort(function (a, b) {
+      return (b.mean === null ? -Infinity : b.mean) - (a.mean === null ? -Infinity : a.mean);
+    });
+    sorted.forEach(function (r) {
+      var cls = "an-row" + (r.action === d.chosen ? " chosen" : "") + (r.action === d.best ? " best" : "");
+      var row = el("div", undefined, cls);
+      row.setAttribute("data-action", r.action);
+      row.appendChild(el("span", (r.action === d.best ? "★ " : "") + r.name +
+                                 (r.action === d.chosen ? " ✔" : ""), "an-name"));
+      var track = el("div", undefined, "an-track");
+      var zero = el("div", undefined, "an-zero");
+      zero.style.left = x(0) + "px";
+      track.appendChild(zero);
+      if (r.mean !== null) {
+        var bar = el("div", undefined, "an-bar" + (r.mean < 0 ? " neg" : ""));
+        bar.style.left = Math.min(x(0), x(r.mean)) + "px";
+        bar.style.width = Math.max(1, Math.abs(x(r.mean) - x(0))) + "px";
+        track.appendChild(bar);
+        if (r.se !== null) {
+          var wh = el("div", undefined, "an-whisk");
+          wh.style.left = x(r.mean - r.se) + "px";
+          wh.style.width = Math.max(1, x(r.mean + r.se) - x(r.mean - r.se)) + "px";
+          track.appendChild(wh);
+        }
+      }
+      row.appendChild(track);
+      var val = el("span", num(r.mean) + " ±" + (r.se === null ? "—" : r.se.toFixed(2)), "an-val");
+      if (r.prob !== null) val.appendChild(el("span", "  p " + (100 * r.prob).toFixed(0) + "%", "an-p"));
+      row.appendChild(val);
+      rows.appendChild(row);
+    });
+    document.getElementById("an-legend").textContent = "✔ taken · ★ best (highest mean) · " +
+      "bar: mean points for 座" + R.seat + ", whisker ±1 standard error" +
+      (R.agent ? " · p: the network's probability" : "");
+  }
+  var start = /^#step=(\d+)$/.exec(location.hash);  // page.html#step=N opens at step N
+  if (start) idx = Math.min(F.length - 1, Number(start[1]));
+  window.replayReview = {decisions: R.decisions.length, steps: Object.keys(RD).map(Number)};
+  """

@@ -46,7 +46,7 @@ from ..game.engine import IllegalActionError
 from ..game.rules import rules_from_record
 from .replay_html import check_record
 
-__all__ = ["ANALYSER", "FORMAT", "review", "review_table", "analyse_position"]
+__all__ = ["ANALYSER", "FORMAT", "analyse_position", "analyser_options", "jsonable", "review", "review_table"]
 
 FORMAT = "paohuzi-review-v1"
 ANALYSER = "search:guide=none,prune=0,z=0,samples=256,playouts=4096"
@@ -54,7 +54,7 @@ ANALYSER = "search:guide=none,prune=0,z=0,samples=256,playouts=4096"
 COSTLIEST = 5
 
 
-def _analyser_options(spec: str) -> dict[str, Any]:
+def analyser_options(spec: str) -> dict[str, Any]:
     """The keyword arguments of :func:`core_search` for an analyser spec.
 
     Raises:
@@ -92,7 +92,7 @@ def analyse_position(game: Any, seat: int, *, analyser: str = ANALYSER, seed: An
     Raises:
         ValueError: for a seat not to act, a finished hand or a bad analyser.
     """
-    opts = dict(options) if options is not None else _analyser_options(analyser)
+    opts = dict(options) if options is not None else analyser_options(analyser)
     res = core_search(game, seat, seed=seed, **opts)
     legal = [int(a) for a in res["legal"]]
     means = list(res["means"]) or [math.nan] * len(legal)
@@ -135,7 +135,7 @@ def review(record: Mapping[str, Any], seat: int, *, agent: str | None = None,
     check_record(record)
     if isinstance(seat, bool) or not isinstance(seat, int) or seat not in (0, 1, 2):
         raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
-    opts = _analyser_options(analyser)
+    opts = analyser_options(analyser)
     rules = rules_from_record(record["rules"])
     scorer = None
     if agent is not None:
@@ -191,6 +191,18 @@ def review(record: Mapping[str, Any], seat: int, *, agent: str | None = None,
             "costliest": [d["step"] for d in costliest if d["loss"] > 0],
         },
     }
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` (a review, or any part of one) with every NaN float as None, for strict JSON (a
+    mean is NaN only where the analyser drew fewer than two worlds)."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, Mapping):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
 
 
 def review_table(rev: Mapping[str, Any]) -> str:

@@ -5,8 +5,12 @@ and 2. The page shows the table as SVG (:mod:`paohuzi_env.display.svg`, your vie
 buttons, one per legal action — each claim (碰, each 吃 group), each 比 step, 过 (忍碰 for a 碰;
 in a 比 chain it cancels the 吃), HU — and in a discard decision a click on a card of your hand
 discards it. The bots' moves appear in the log as they are made. The running totals over the
-tab's hands, the final scoring with its 名堂 breakdown and a link to the replay viewer
-(:mod:`paohuzi_env.apps.replay_html`) of the hand just played follow each hand.
+tab's hands, the final scoring with its 名堂 breakdown, a link to the replay viewer
+(:mod:`paohuzi_env.apps.replay_html`) of the hand just played and one to its review (the replay
+with the analysis panel of your decisions, :func:`paohuzi_env.apps.review.review`) follow each
+hand. The 提示 (hint) button turns on the analyser's value of each of your legal actions at
+your decisions (:func:`paohuzi_env.apps.review.analyse_position`: from your information only),
+shown on the action buttons with the best one marked.
 
 The server holds the games and checks every action against the engine: an action that is not
 legal now, or one sent from a page that is out of date (its ``version``, the number of actions
@@ -15,8 +19,12 @@ nothing. It binds to 127.0.0.1 unless told otherwise.
 
 HTTP API (JSON): ``POST /api/new`` {seed?} → table state; ``GET /api/table/{id}`` → state;
 ``POST /api/table/{id}/act`` {action, version} → state, or 400/409 {error, state};
-``POST /api/table/{id}/next`` → the next hand's state; ``GET /replay/{id}/{n}`` → the replay page
-of hand n. The app is :func:`create_app`; :func:`run` serves it.
+``POST /api/table/{id}/next`` → the next hand's state; ``GET /api/table/{id}/hint`` → the value of
+each of your legal actions now (``{hand, version, decision, analyser, legal: [{action, name, mean,
+se, worlds}], best, worlds}``), or 409 {error, state} when it is not your decision (503 without
+the compiled core); ``GET /replay/{id}/{n}`` → the replay page of hand n; ``GET /review/{id}/{n}``
+→ the replay page of hand n with the review of your (seat 0's) decisions. The app is
+:func:`create_app`; :func:`run` serves it.
 
 Limits (all configurable, ``paohuzi serve --max-tables/--idle-timeout/--max-body``): at most
 ``max_tables`` tables are held — opening one more drops the least recently used table — and a
@@ -25,12 +33,15 @@ table nobody has touched for ``idle_timeout`` seconds is dropped; a dropped tabl
 object, a field of the wrong type, a number out of range, an unknown field or an unknown table
 id is answered with a 4xx and a message saying what is wrong and what is allowed, and changes
 nothing. A table keeps the records of its last ``MAX_RECORDS`` finished hands (for the replay
-links), so a long session does not grow without bound.
+links), so a long session does not grow without bound. The analyses run on a worker thread, so
+the server answers other tables meanwhile; a table keeps its last hint and the reviews of its kept
+hands, so asking again costs nothing.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import secrets
 import threading
 import time
@@ -40,6 +51,7 @@ from typing import Any
 
 import numpy as np
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -52,6 +64,7 @@ from ..game.actions import NUM_ACTIONS, action_name
 from ..game.engine import next_dealer
 from ..game.rules import Rules, as_rules
 from .replay_html import replay_html
+from .review import ANALYSER, analyse_position, analyser_options, review
 
 YOU = 0
 MAX_TABLES = 64
@@ -101,6 +114,8 @@ class Table:
         self.streak = 0
         self.totals = [0, 0, 0]
         self.records: OrderedDict[int, dict[str, Any]] = OrderedDict()  # hand number -> record
+        self.reviews: dict[int, dict[str, Any]] = {}  # hand number -> review (of kept records)
+        self._hint: tuple[tuple[int, int], dict[str, Any]] | None = None  # (hand, version), hint
         self.hand_no = 0
         self.used = time.monotonic()
         self.game: Any = None
@@ -128,7 +143,8 @@ class Table:
             rec["title"] = f"第 {self.hand_no} 局 — 你 vs {' / '.join(self.opponents)}"
             self.records[self.hand_no] = rec
             while len(self.records) > MAX_RECORDS:  # a long session keeps its last hands only
-                self.records.popitem(last=False)
+                old, _ = self.records.popitem(last=False)
+                self.reviews.pop(old, None)
             self.dealer, self.streak = next_dealer(self.rules, g.dealer, r.winner, self.streak)
 
     def act(self, action: Any, version: Any) -> None:
@@ -161,6 +177,33 @@ class Table:
         g.step(action)
         self._run_bots()
 
+    def hint(self, analyser: str = ANALYSER) -> dict[str, Any]:
+        """The analyser's value of each of your legal actions now, from your information only
+        (:func:`paohuzi_env.apps.review.analyse_position`; its worlds are seeded by the table's
+        seed, the hand and the number of actions played, so asking again gives the same answer).
+
+        Raises:
+            Refused: 409 when the hand is over or it is not your decision.
+        """
+        g = self.game
+        if g.done:
+            raise Refused(f"hand {self.hand_no} is over: there is no decision to hint; start the "
+                          "next hand (or open its review)", 409)
+        if g.current_player != YOU:
+            raise Refused(f"it is seat {g.current_player}'s turn, not yours (seat {YOU}): a hint is "
+                          "for your own decisions", 409)
+        key = (self.hand_no, len(g.actions))
+        if self._hint is not None and self._hint[0] == key:
+            return self._hint[1]
+        res = analyse_position(g, YOU, analyser=analyser,
+                               seed=np.random.SeedSequence([self.seed, self.hand_no, len(g.actions)]))
+        out = {"hand": self.hand_no, "version": len(g.actions), "decision": g.decision,
+               "analyser": analyser, "legal": [{**r, "mean": _number(r["mean"]), "se": _number(r["se"])}
+                                               for r in res["legal"]],
+               "best": res["best"], "worlds": res["worlds"]}
+        self._hint = (key, out)
+        return out
+
     def next_hand(self) -> None:
         """Deal the next hand (after the last one is over).
 
@@ -191,6 +234,7 @@ class Table:
             "done": g.done,
             "result": None,
             "replay": None,
+            "review": None,
             "message": message,
         }
         if g.done:
@@ -200,12 +244,14 @@ class Table:
                 lines += win_breakdown(r.win)
             out["result"] = {"lines": lines, "scores": list(r.scores), "winner": r.winner}
             out["replay"] = f"/replay/{self.id}/{self.hand_no}"
+            out["review"] = f"/review/{self.id}/{self.hand_no}"
         return out
 
 
 def create_app(opponents: tuple[str, str] = ("expert", "expert"), rules: str | Rules = "huaihua",
                backend: str | None = None, max_tables: int = MAX_TABLES,
-               idle_timeout: float = IDLE_TIMEOUT, max_body: int = MAX_BODY) -> Starlette:
+               idle_timeout: float = IDLE_TIMEOUT, max_body: int = MAX_BODY,
+               analyser: str = ANALYSER) -> Starlette:
     """The ASGI app (tables live in memory, one per ``POST /api/new``).
 
     Args:
@@ -215,12 +261,16 @@ def create_app(opponents: tuple[str, str] = ("expert", "expert"), rules: str | R
         max_tables: tables held at most; opening one more drops the least recently used.
         idle_timeout: seconds after its last request a table is dropped.
         max_body: bytes a request body may hold (413 past that).
+        analyser: the search behind the hints and the reviews
+            (:data:`paohuzi_env.apps.review.ANALYSER`; a ``search:OPTIONS`` spec that values
+            every legal action).
 
     Raises:
-        ValueError: for a bad opponent spec, rules or limit.
+        ValueError: for a bad opponent spec, rules, limit or analyser.
     """
     rules = as_rules(rules)
     _check_limits(max_tables, idle_timeout, max_body)
+    analyser_options(analyser)  # a bad analyser fails at start, not at the first hint
     opponents = (str(opponents[0]), str(opponents[1]))
     for spec in opponents:
         make_agent(spec, seed=0, rules=rules)  # a bad spec fails at start, not at the first deal
@@ -315,7 +365,25 @@ def create_app(opponents: tuple[str, str] = ("expert", "expert"), rules: str | R
         except Refused as e:
             return refused(e, t)
 
-    async def replay(request: Request) -> Response:
+    async def hint(request: Request) -> Response:
+        try:
+            t = table_of(request)
+        except Refused as e:
+            return refused(e, None)
+
+        def work() -> dict[str, Any]:
+            with t.lock:
+                return t.hint(analyser)
+
+        try:
+            return JSONResponse(await run_in_threadpool(work))
+        except Refused as e:
+            return refused(e, t)
+        except RuntimeError as e:  # the compiled core (the analyser's search) is not available
+            return JSONResponse({"error": f"no hint here: {e}"}, status_code=503)
+
+    def record_of(request: Request) -> tuple[Table, int, dict[str, Any]] | HTMLResponse:
+        """The table, hand number and record a replay or review URL names, or the 404 page."""
         try:
             t = table_of(request)
         except Refused as e:
@@ -327,7 +395,37 @@ def create_app(opponents: tuple[str, str] = ("expert", "expert"), rules: str | R
                 kept = f"{min(t.records)}..{max(t.records)}" if t.records else "none yet"
                 return HTMLResponse(f"<p>no finished hand {n} kept at this table (kept: {kept}; "
                                     f"the last {MAX_RECORDS} finished hands)</p>", status_code=404)
-        return HTMLResponse(replay_html(rec, start_view="full"))
+        return t, n, rec
+
+    async def replay(request: Request) -> Response:
+        found = record_of(request)
+        if isinstance(found, HTMLResponse):
+            return found
+        return HTMLResponse(replay_html(found[2], start_view="full"))
+
+    async def review_page(request: Request) -> Response:
+        found = record_of(request)
+        if isinstance(found, HTMLResponse):
+            return found
+        t, n, rec = found
+
+        def work() -> str:
+            rev = t.reviews.get(n)
+            if rev is None:
+                rev = review(rec, YOU, analyser=analyser, seed=t.seed)
+                with t.lock:
+                    if n in t.records:  # not dropped meanwhile
+                        t.reviews[n] = rev
+            return replay_html(rec, start_view=str(YOU), review=rev,
+                               title=f"{rec.get('title') or f'第 {n} 局'} — 复盘 (review)")
+
+        try:
+            return HTMLResponse(await run_in_threadpool(work))
+        except ValueError as e:  # e.g. you had no choice in this hand: nothing to review
+            return HTMLResponse(f"<p>{escape(str(e))}</p><p><a href=\"/replay/{escape(t.id)}/{n}\">"
+                                "the replay of this hand</a></p>", status_code=404)
+        except RuntimeError as e:  # the compiled core (the analyser's search) is not available
+            return HTMLResponse(f"<p>no review here: {escape(str(e))}</p>", status_code=503)
 
     app = Starlette(routes=[
         Route("/", page),
@@ -335,7 +433,9 @@ def create_app(opponents: tuple[str, str] = ("expert", "expert"), rules: str | R
         Route("/api/table/{tid}", show),
         Route("/api/table/{tid}/act", act, methods=["POST"]),
         Route("/api/table/{tid}/next", next_hand, methods=["POST"]),
+        Route("/api/table/{tid}/hint", hint),
         Route("/replay/{tid}/{n:int}", replay),
+        Route("/review/{tid}/{n:int}", review_page),
     ])
     app.state.tables = tables  # for tests and the load test: the tables held now
     return app
@@ -393,6 +493,11 @@ def _short(value: Any) -> str:
     return r if len(r) <= 40 else r[:40] + f"... ({len(r)} characters)"
 
 
+def _number(x: float) -> float | None:
+    """``x``, or None for NaN or an infinity (JSON has neither)."""
+    return x if math.isfinite(x) else None
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
@@ -432,6 +537,13 @@ button:hover { background:#3d8a66; }
 #log { padding-left:34px; margin:0; max-height:280px; overflow:auto; color:#cfe0d5; }
 #totals { margin:6px 0; }
 a { color:#9cd3ff; }
+#hintbar { display:flex; gap:8px; align-items:center; margin:4px 0; }
+#hint-toggle { font-size:13px; padding:2px 8px; white-space:nowrap; flex:none; }
+#hint-toggle.on { background:#f4c542; color:#222; }
+#hint { color:#cfe0d5; font-size:12px; }
+button.act .hint { font-size:12px; color:#cfe0d5; margin-left:6px; font-variant-numeric:tabular-nums; }
+button.act.best { border-color:#8fe3ae; box-shadow:0 0 0 2px #8fe3ae; }
+button.act.best .hint { color:#8fe3ae; font-weight:bold; }
 </style></head>
 <body>
 <h1>跑胡子 (__RULES__) — 你 (座0) vs __OPP__ <span id="handno"></span></h1>
@@ -440,6 +552,9 @@ a { color:#9cd3ff; }
   <div id="side">
     <div id="prompt"></div>
     <div id="actions"></div>
+    <div id="hintbar"><button id="hint-toggle"
+      title="the analyser's value of each legal action, from your information only">提示 (hint): 关</button>
+      <span id="hint"></span></div>
     <div id="message"></div>
     <div id="result"></div>
     <div id="after"></div>
@@ -500,6 +615,7 @@ a { color:#9cd3ff; }
         cards[i].addEventListener("click", (function (kk) { return function () { act(kk); }; })(k));
       }
     }
+    showHint();
     document.getElementById("message").textContent = error || S.message || "";
     var res = document.getElementById("result");
     res.textContent = S.result ? S.result.lines.join("\\n") : "";
@@ -511,6 +627,10 @@ a { color:#9cd3ff; }
       after.appendChild(nb);
       after.appendChild(document.createTextNode("  "));
       after.appendChild(el("a", "本局回放 (replay)", {href: S.replay, target: "_blank", id: "replay-link"}));
+      after.appendChild(document.createTextNode("  "));
+      after.appendChild(el("a", "本局复盘 (review)", {
+        href: S.review, target: "_blank", id: "review-link",
+        title: "the replay with the analysis of your decisions"}));
     }
     document.getElementById("totals").textContent = "累计: 你 " + S.totals[0] + " · 座1 " +
       S.totals[1] + " · 座2 " + S.totals[2];
@@ -519,9 +639,62 @@ a { color:#9cd3ff; }
     S.log.forEach(function (t) { log.appendChild(el("li", t)); });
     log.scrollTop = log.scrollHeight;
   }
+  // the hint: the analyser's value of each legal action at your decision (GET .../hint)
+  var hintOn = false, hints = {}, hintError = null;
+  function hintKey() { return S.id + ":" + S.hand + ":" + S.version; }
+  function fmt(x) { return x === null ? "—" : (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(2); }
+  function showHint() {
+    var tb = document.getElementById("hint-toggle"), box = document.getElementById("hint");
+    tb.className = hintOn ? "on" : "";
+    tb.textContent = "提示 (hint): " + (hintOn ? "开" : "关");
+    box.textContent = "";
+    var buttons = document.querySelectorAll("#actions button.act");
+    for (var i = 0; i < buttons.length; i++) {
+      buttons[i].classList.remove("best");
+      var old = buttons[i].querySelector(".hint");
+      if (old) buttons[i].removeChild(old);
+    }
+    if (!hintOn || !S || !S.your_turn) return;
+    var key = hintKey(), h = hints[key];
+    if (!h) {
+      box.textContent = hintError || "分析中… (analysing)";
+      if (h === undefined && !hintError) {
+        hints[key] = null;
+        fetch("/api/table/" + S.id + "/hint")
+          .then(function (r) { return r.json().then(function (j) { return [r.status, j]; }); })
+          .then(function (res) {
+            if (res[0] === 200) hints[key] = res[1];
+            else { delete hints[key]; hintError = res[1].error || ("hint: HTTP " + res[0]); }
+            if (S && hintKey() === key) showHint();
+            hintError = null;
+          });
+      }
+      return;
+    }
+    var rows = {};
+    h.legal.forEach(function (r) { rows[r.action] = r; });
+    for (var j = 0; j < buttons.length; j++) {
+      var r = rows[Number(buttons[j].getAttribute("data-action"))];
+      if (!r) continue;
+      var best = r.action === h.best;
+      if (best) buttons[j].classList.add("best");
+      buttons[j].appendChild(el("span", (best ? "★ " : "") + fmt(r.mean), {"class": "hint",
+        title: "mean " + fmt(r.mean) + " ± " + (r.se === null ? "—" : r.se.toFixed(2)) +
+               " points over " + r.worlds + " worlds"}));
+    }
+    box.textContent = "★ best: " + rows[h.best].name + " (" + fmt(rows[h.best].mean) + " ± " +
+      (rows[h.best].se === null ? "—" : rows[h.best].se.toFixed(2)) + " points, " + h.worlds +
+      " worlds; from your information only)";
+  }
+  document.getElementById("hint-toggle").onclick = function () {
+    hintOn = !hintOn;
+    if (Object.keys(hints).length > 50) hints = {};
+    if (S) showHint();
+  };
   var seed = new URLSearchParams(location.search).get("seed");
   post("/api/new", seed === null ? {} : {seed: Number(seed)}).then(answer);
-  window.paohuzi = {state: function () { return S; }, act: act};
+  window.paohuzi = {state: function () { return S; }, act: act,
+                    hint: function () { return S ? hints[hintKey()] || null : null; }};
 })();
 </script>
 </body></html>
