@@ -41,7 +41,6 @@ hands, so asking again costs nothing.
 from __future__ import annotations
 
 import json
-import math
 import secrets
 import threading
 import time
@@ -64,7 +63,7 @@ from ..game.actions import NUM_ACTIONS, action_name
 from ..game.engine import next_dealer
 from ..game.rules import Rules, as_rules
 from .replay_html import replay_html
-from .review import ANALYSER, analyse_position, analyser_options, review
+from .review import ANALYSER, analyse_position, analyser_options, jsonable, review
 
 YOU = 0
 MAX_TABLES = 64
@@ -198,8 +197,7 @@ class Table:
         res = analyse_position(g, YOU, analyser=analyser,
                                seed=np.random.SeedSequence([self.seed, self.hand_no, len(g.actions)]))
         out = {"hand": self.hand_no, "version": len(g.actions), "decision": g.decision,
-               "analyser": analyser, "legal": [{**r, "mean": _number(r["mean"]), "se": _number(r["se"])}
-                                               for r in res["legal"]],
+               "analyser": analyser, "legal": jsonable(res["legal"]),
                "best": res["best"], "worlds": res["worlds"]}
         self._hint = (key, out)
         return out
@@ -491,11 +489,6 @@ def _short(value: Any) -> str:
     """``repr(value)``, cut to 40 characters (a 400-digit number is not echoed whole)."""
     r = repr(value)
     return r if len(r) <= 40 else r[:40] + f"... ({len(r)} characters)"
-
-
-def _number(x: float) -> float | None:
-    """``x``, or None for NaN or an infinity (JSON has neither)."""
-    return x if math.isfinite(x) else None
 
 
 def _no_constant(name: str) -> Any:
