@@ -183,13 +183,17 @@ def _net_actions(net: _Net, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray
 
 
 def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], seed: int,
-               rules: Any, slots: int = SLOTS) -> list[Any]:
+               rules: Any, slots: int = SLOTS, value_function: str | None = None) -> list[Any]:
     """The rows of :func:`paohuzi_training.evaluate.play_deal` for every deal in ``deals`` (three
-    games each), played together on one VectorGame of up to ``slots`` hands."""
+    games each), played together on one VectorGame of up to ``slots`` hands; with
+    ``value_function``, each with the candidate's control variate (:mod:`paohuzi_training.aivat`)."""
     from paohuzi_env import fast
+
+    from . import aivat
 
 
     rules = as_rules(rules)
+    vf = None if value_function is None else aivat.load(value_function, rules)
     opponents = list(opponents)
     # Controllers: 0 idle slot; 1.. one per distinct spec.
     specs = list(dict.fromkeys([candidate, *opponents]))
@@ -216,8 +220,9 @@ def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], s
 
     def finish(d: int, rot: int, g: Any) -> None:
         r = g.result
+        control = 0.0 if vf is None else float(vf.corrections([g])[0][0, rot])
         rows.append(GameRow(d, rot, r.scores[rot], r.winner == rot, r.winner is not None,
-                            g.dealer == rot, r.scores))
+                            g.dealer == rot, r.scores, control))
 
     def fill(i: int) -> None:
         """Seat the next game in slot ``i`` (or mark it idle)."""
@@ -304,5 +309,5 @@ def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], s
 
 def work(args: tuple) -> list[Any]:
     """A job of :func:`paohuzi_training.evaluate.evaluate` (the tuple its ``_work`` takes), batched."""
-    candidate, opponents, deals, seed, rules, _backend = args
-    return play_deals(candidate, opponents, deals, seed, rules)
+    candidate, opponents, deals, seed, rules, _backend, value_function = args
+    return play_deals(candidate, opponents, deals, seed, rules, value_function=value_function)

@@ -40,15 +40,18 @@ from paohuzi_env.display.svg import display_name
 from paohuzi_env.game.engine import replay_record
 from paohuzi_env.game.rules import as_rules, get_rules, preset_names
 
-from . import batched_eval
+from . import aivat, batched_eval
 from .rows import GameRow
 from .rows import seed_of as _seed_of
 
 
 def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, rules,
-              backend: str = "python") -> list[GameRow]:
-    """The three rotations of one deal (``backend``: ``fast`` or ``python``; the same rows)."""
+              backend: str = "python", value_function: str | None = None) -> list[GameRow]:
+    """The three rotations of one deal (``backend``: ``fast`` or ``python``; the same rows).
+    With ``value_function`` (a path), each row carries the candidate's control variate
+    (:mod:`paohuzi_training.aivat`)."""
     rules = as_rules(rules)
+    vf = None if value_function is None else aivat.load(value_function, rules)
     game_cls = game_class(backend)
     base = game_cls(rules, seed=_seed_of(seed, deal))
     rows = []
@@ -61,8 +64,9 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
             game.step(decide(agents[s], game, s))  # a bot's compiled twin is the agent's choice
         r = game.result
         assert r is not None
+        control = 0.0 if vf is None else float(vf.corrections([game])[0][0, rot])
         rows.append(GameRow(deal, rot, r.scores[rot], r.winner == rot, r.winner is not None,
-                            game.dealer == rot, r.scores))
+                            game.dealer == rot, r.scores, control))
     return rows
 
 
@@ -156,10 +160,10 @@ def save_records(rows: Sequence[GameRow], candidate: str, opponents: Sequence[st
 
 
 def _work(args) -> list[GameRow]:
-    candidate, opponents, deals, seed, rules, backend = args
+    candidate, opponents, deals, seed, rules, backend, value_function = args
     out: list[GameRow] = []
     for d in deals:
-        out.extend(play_deal(candidate, opponents, d, seed, rules, backend))
+        out.extend(play_deal(candidate, opponents, d, seed, rules, backend, value_function))
     return out
 
 
@@ -187,8 +191,11 @@ def mean_ci(values: Sequence[float], z: float = 1.96) -> tuple[float, float, flo
 
 
 def summarise(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str],
-              n_deals: int, seconds: float, rules_name: str) -> dict:
-    """The evaluation table as a dict (JSON-ready)."""
+              n_deals: int, seconds: float, rules_name: str,
+              value_function: str | None = None) -> dict:
+    """The evaluation table as a dict (JSON-ready). With ``value_function`` (the rows carry
+    control variates), ``variance_reduction`` holds the corrected mean and CI beside the plain
+    ones and the ratio of the CIs' widths."""
     per_deal: dict[int, list[int]] = {}
     for r in rows:
         per_deal.setdefault(r.deal, []).append(r.points)
@@ -201,6 +208,18 @@ def summarise(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str],
     other = [r.points for r in rows if not r.dealer]
     dm, dlo, dhi = mean_ci(dealer)
     om, olo, ohi = mean_ci(other)
+    extra: dict[str, Any] = {}
+    if value_function is not None:
+        per_deal_c: dict[int, list[float]] = {}
+        for r in rows:
+            per_deal_c.setdefault(r.deal, []).append(r.points - r.control)
+        cm, clo, chi = mean_ci([float(np.mean(v)) for _, v in sorted(per_deal_c.items())])
+        extra["variance_reduction"] = {
+            "method": "aivat", "value_function": value_function,
+            "mean_points": cm, "ci95": [clo, chi],
+            "plain_mean_points": m, "plain_ci95": [lo, hi],
+            "ci_width_ratio": (chi - clo) / (hi - lo) if hi > lo else float("nan"),
+        }
     return {
         "candidate": candidate, "opponents": list(opponents), "rules": rules_name,
         "deals": n_deals, "games": games,
@@ -211,13 +230,15 @@ def summarise(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str],
         "dealer": {"games": len(dealer), "mean_points": dm, "ci95": [dlo, dhi]},
         "non_dealer": {"games": len(other), "mean_points": om, "ci95": [olo, ohi]},
         "wall_seconds": seconds,
+        **extra,
     }
 
 
 def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals: int = 1000,
              seed: int = 0, rules="huaihua", workers: int | None = None,
              progress: bool = True, mp_context: str = "fork", backend: str | None = None,
-             batched: bool = True) -> dict:
+             batched: bool = True, variance_reduction: str = "none",
+             value_function: str | None = None) -> dict:
     """Duplicate-deal evaluation of ``candidate`` against ``opponents``.
 
     Args:
@@ -234,6 +255,11 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
             numbers do not depend on it (:mod:`paohuzi_env.backends.select`).
         batched: on the fast backend, play network agents over a VectorGame with one forward
             pass per tick (:mod:`paohuzi_training.batched_eval`); the numbers do not depend on it.
+        variance_reduction: ``none`` or ``aivat`` (control variates over the wall's draws,
+            :mod:`paohuzi_training.aivat`: the corrected mean and CI are added as
+            ``variance_reduction``; the plain figures stay as they are).
+        value_function: with ``aivat``, the value function's ``.safetensors`` (default: the
+            packaged one of the rules, :func:`paohuzi_training.aivat.for_rules`).
 
     Returns:
         The summary dict of :func:`summarise`, plus ``rows`` (per game).
@@ -248,6 +274,13 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
         make_agent(spec, seed=0, rules=rules)  # fail early with a clear message
     if deals < 1:
         raise ValueError(f"deals must be >= 1, got {deals}")
+    if variance_reduction not in aivat.METHODS:
+        raise ValueError(f"variance_reduction must be one of {', '.join(aivat.METHODS)}, got "
+                         f"{variance_reduction!r}")
+    if value_function is not None and variance_reduction == "none":
+        raise ValueError("a value function is used by variance_reduction='aivat' only")
+    vf = (None if variance_reduction == "none"
+          else str(aivat.for_rules(rules, value_function).path))
     workers = workers or os.cpu_count() or 1
     chunk = max(1, min(25, deals // (4 * workers) or 1))
     backend = resolve_backend(backend)
@@ -256,8 +289,8 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
         if batched_eval.wanted([candidate, *opponents], rules):
             work = batched_eval.work
             chunk = batched_eval.chunk_size(deals, workers, [candidate, *opponents])
-    jobs = [(candidate, opponents, list(range(i, min(deals, i + chunk))), seed, rules, backend)
-            for i in range(0, deals, chunk)]
+    jobs = [(candidate, opponents, list(range(i, min(deals, i + chunk))), seed, rules, backend,
+             vf) for i in range(0, deals, chunk)]
     start = time.perf_counter()
     rows: list[GameRow] = []
     bar = None
@@ -280,7 +313,8 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
     if bar:
         bar.close()
     rows.sort(key=lambda r: (r.deal, r.rotation))
-    out = summarise(rows, candidate, opponents, deals, time.perf_counter() - start, rules.name)
+    out = summarise(rows, candidate, opponents, deals, time.perf_counter() - start, rules.name,
+                    vf)
     out["rows"] = rows
     return out
 
@@ -371,13 +405,19 @@ def print_table(results: Sequence[dict]) -> None:
     from rich.table import Table
 
     t = Table(title="duplicate-deal evaluation (points per hand, 95% CI over deals)")
-    for col in ("candidate", "vs", "rules", "deals", "mean points", "win rate", "hu rate",
-                "荒庄 rate", "as dealer", "non-dealer", "s"):
+    vr = any("variance_reduction" in r for r in results)
+    cols = ["candidate", "vs", "rules", "deals", "mean points"]
+    if vr:
+        cols += ["AIVAT mean points", "CI width ratio"]
+    for col in (*cols, "win rate", "hu rate", "荒庄 rate", "as dealer", "non-dealer", "s"):
         t.add_column(col)
     for r in results:
+        v = r.get("variance_reduction")
+        corrected = ([_fmt_ci(v["mean_points"], v["ci95"]), f"{v['ci_width_ratio']:.2f}"]
+                     if v else ["", ""]) if vr else []
         t.add_row(
             r["candidate"], "/".join(r["opponents"]), r["rules"], str(r["deals"]),
-            _fmt_ci(r["mean_points"], r["ci95"]),
+            _fmt_ci(r["mean_points"], r["ci95"]), *corrected,
             f"{r['win_rate']:.3f} [{r['win_rate_ci95'][0]:.3f}, {r['win_rate_ci95'][1]:.3f}]",
             f"{r['hu_rate']:.3f}", f"{r['draw_rate']:.3f}",
             f"{r['dealer']['mean_points']:+.2f}", f"{r['non_dealer']['mean_points']:+.2f}",
@@ -415,6 +455,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="save N of the games as hand records in DIR (paohuzi replay FILE --html OUT)")
     p.add_argument("--save-which", choices=SAVE_WHICH, default="first",
                    help="which games --save-records saves: the first, or the candidate's worst or best")
+    p.add_argument("--variance-reduction", choices=aivat.METHODS, default="none",
+                   help="aivat: also report the mean corrected by control variates over the "
+                        "wall's draws (unbiased; a CI about half as wide, docs/aivat.md)")
+    p.add_argument("--value-function", metavar="PATH",
+                   help="with --variance-reduction aivat: the value function (.safetensors; "
+                        "default: the packaged one of the rules)")
     p.add_argument("--trust-checkpoint", action="store_true",
                    help="load checkpoint:PATH files even if they need arbitrary pickled objects "
                         "(can run code: only for files you made)")
@@ -425,6 +471,10 @@ def main(argv: list[str] | None = None) -> int:
         trust_checkpoints()  # this process and its workers
     if a.save_records and a.league:
         p.error("--save-records saves games of one candidate; it does not go with --league")
+    if a.league and a.variance_reduction != "none":
+        p.error("--variance-reduction corrects one candidate's evaluation; not with --league")
+    if a.value_function and a.variance_reduction == "none":
+        p.error("--value-function is read by --variance-reduction aivat only")
     if a.plot and not a.league:
         p.error("--plot draws a league's ratings: use it with --league")
     try:
@@ -456,7 +506,9 @@ def main(argv: list[str] | None = None) -> int:
                     raise ValueError(f"--save-records DIR N: N must be at least 1, got {n_save}")
             res = evaluate(a.candidate, opp, deals=a.deals, seed=a.seed, rules=rules,
                            workers=a.workers, progress=not a.no_progress, backend=a.backend,
-                           batched=not a.per_decision)
+                           batched=not a.per_decision,
+                           variance_reduction=a.variance_reduction,
+                           value_function=a.value_function)
             rows = res.pop("rows")
             if a.save_records:
                 paths = save_records(rows, a.candidate, opp, a.save_records[0], n_save,

@@ -22,6 +22,9 @@ class GameRow:
     hu: bool
     dealer: bool
     scores: tuple[int, int, int]
+    control: float = 0.0
+    """The candidate's control variate (:mod:`paohuzi_training.aivat`): the sum over the game's
+    draws of V(h, c) - E_k V(h, k); 0.0 without variance reduction."""
 
 
 def seed_of(seed: int, *keys: int) -> np.random.SeedSequence:

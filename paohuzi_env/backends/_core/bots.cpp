@@ -745,6 +745,13 @@ int bot_action_values(bool expert, const View& v, const Rules& rules,
     return decide(expert ? EXPERT : GREEDY, v, rules, values);
 }
 
+const std::vector<std::pair<int, int>>& holding_wins(const Counts& hand,
+                                                     const std::vector<Group>& melds, int wang,
+                                                     const Rules& rules) {
+    Memos& m = memos();
+    return win_scores(hand, melds, rules, rules_index(rules, m), wang, m);
+}
+
 void clear_bot_caches() { g_generation.fetch_add(1, std::memory_order_relaxed); }
 
 void wait_features(const View& v, const Rules& rules, float* out) {

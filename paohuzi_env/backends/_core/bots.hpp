@@ -2,6 +2,9 @@
 // Both are deterministic functions of the view and the rules.
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include "rules.hpp"
 #include "view.hpp"
 
@@ -21,6 +24,12 @@ void clear_bot_caches();
 // 1) and those copies times the win's points (/ 200, at most 1). The winning cards are the
 // expert's (game/waits.py's win_scores, with its memo).
 constexpr int WAIT_FEATURES = 80;
+// game.waits.win_scores of a holding (hand, its table groups in Game::table_groups' order, 王
+// held): (kind, score) for every card that would win it, WANG included; memoised per thread as
+// the bots' own (the reference stays valid until the next call on this thread).
+const std::vector<std::pair<int, int>>& holding_wins(const Counts& hand,
+                                                     const std::vector<Group>& melds, int wang,
+                                                     const Rules& rules);
 void wait_features(const View& v, const Rules& rules, float* out);
 
 }  // namespace phz

@@ -454,12 +454,24 @@ bool Game::pose_discard_if_owed(int seat) {
 }
 
 // Game._draw: R-FLOW-1/2/3: `seat` draws the top wall card.
+void Game::draw_for_chance(int seat, int kind) {
+    for (int j = wall_pos_; j < num_cards_; ++j)
+        if (deck_[size_t(j)] == kind) {
+            std::swap(deck_[size_t(j)], deck_[size_t(wall_pos_)]);
+            draw(seat);
+            return;
+        }
+    throw std::invalid_argument("draw_for_chance: no card of kind " + std::to_string(kind) +
+                                " is left in the wall");
+}
+
 void Game::draw(int seat) {
     while (true) {
         if (wall_pos_ >= num_cards_) {
             finish(-1, nullptr, R_DRAW);  // R-END-2 荒庄
             return;
         }
+        if (draw_hook_ != nullptr) draw_hook_->before_draw(*this, seat);
         const int c = deck_[wall_pos_];
         wall_pos_ += 1;
         if (c == WANG) {

@@ -123,6 +123,15 @@ struct IllegalAction : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+class Game;
+// Told of every card about to be taken from the wall (a chance event): the evaluator's control
+// variates (chance.hpp) read the state just before it. Bookkeeping only: no rule reads it.
+struct DrawHook {
+    virtual ~DrawHook() = default;
+    // `g` is about to take deck()[wall_pos()] for `seat` (the card is still unrevealed).
+    virtual void before_draw(const Game& g, int seat) = 0;
+};
+
 class Game {
 public:
     // deck: 80 (82 with 王) kind ids in deal order (R-DEAL-1, R-WANG-2); dealer 0..2.
@@ -182,6 +191,13 @@ public:
     bool visible_offer(int seat, int* kind, int* source, int* from) const;
     // The 比 chain of the acting seat (for the view): empty when none.
     const BiChain& bi() const { return bi_; }
+    // Tell `hook` (not owned; nullptr: nobody) of every draw from the wall from now on. A copy of
+    // the game shares the pointer: set it on a game you own and clear it before the hook dies.
+    void set_draw_hook(DrawHook* hook) { draw_hook_ = hook; }
+    // For the evaluator's control variates (chance.cpp), on a copy made inside a DrawHook: put a
+    // wall card of `kind` on top of the wall and go on drawing as the game was about to, for
+    // `seat`. Throws std::invalid_argument if no card of that kind is left in the wall.
+    void draw_for_chance(int seat, int kind);
 
 private:
     // ---- helpers (engine.Game, same names)
@@ -253,6 +269,7 @@ private:
     ClaimWindow claim_;
     BiChain bi_;
     ForcedTake forced_;
+    DrawHook* draw_hook_ = nullptr;
 };
 
 // engine.wang_payments (R-WANG-8).

@@ -8,6 +8,7 @@ void bind_scoring(py::module_& m);
 void bind_engine(py::module_& m);
 void bind_bots(py::module_& m);
 void bind_search(py::module_& m);
+void bind_chance(py::module_& m);
 }  // namespace phz
 
 PYBIND11_MODULE(_fast, m) {
@@ -16,4 +17,5 @@ PYBIND11_MODULE(_fast, m) {
     phz::bind_engine(m);
     phz::bind_bots(m);
     phz::bind_search(m);
+    phz::bind_chance(m);
 }

@@ -1,0 +1,187 @@
+// Binding of the chance events' control variates (chance.hpp): _fast.ValueNet,
+// _fast.chance_corrections and _fast.chance_dataset, wrapped by paohuzi_env.backends.fast
+// (chance_corrections, chance_dataset) and read by paohuzi_training.aivat. The work runs without
+// the GIL; bad input raises ValueError naming what is allowed, never crashes.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bind_common.hpp"
+#include "chance.hpp"
+
+namespace py = pybind11;
+
+namespace phz {
+namespace {
+
+using F32 = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+std::vector<float> floats(const F32& a) { return std::vector<float>(a.data(), a.data() + a.size()); }
+
+// The core games of a sequence of _fast.Game (the GIL is held; the sequence keeps them alive).
+std::vector<const Game*> games_of(const py::sequence& games) {
+    std::vector<const Game*> out;
+    out.reserve(size_t(py::len(games)));
+    for (const py::handle item : games) {
+        if (!py::isinstance<Game>(item))
+            throw py::type_error("games must be compiled hands (_fast.Game), got " +
+                                 std::string(py::str(py::type::handle_of(item).attr("__name__"))));
+        out.push_back(&item.cast<const Game&>());
+    }
+    return out;
+}
+
+}  // namespace
+
+void bind_chance(py::module_& m) {
+    m.attr("CHANCE_FEATURES") = CHANCE_FEATURES;
+    m.attr("CHANCE_IMMEDIATE_AT") = CHANCE_IMMEDIATE_AT;
+    m.attr("CHANCE_POINTS") = CHANCE_POINTS;
+    m.def(
+        "chance_kind_index",
+        [](int kinds) {
+            if (kinds != NUM_KINDS && kinds != NUM_KINDS + 1)
+                throw py::value_error("kinds must be 20 or 21 (with 王), got " + std::to_string(kinds));
+            py::array_t<int64_t> out({py::ssize_t(kinds), py::ssize_t(CHANCE_KIND)});
+            for (int k = 0; k < kinds; ++k)
+                for (int j = 0; j < CHANCE_KIND; ++j)
+                    out.mutable_data()[k * CHANCE_KIND + j] = chance_kind_index(k, j);
+            return out;
+        },
+        py::arg("kinds"),
+        "The head's per-kind inputs as indices into the chance features (kinds, 20): -1 for 0, "
+        "-2 for 1 (chance.hpp).");
+    py::class_<ValueNet, std::shared_ptr<ValueNet>>(
+        m, "ValueNet",
+        "The value function of the chance events' control variates (chance.hpp): an MLP from the "
+        "418 chance features to 3 x kinds points (paohuzi_training.aivat loads it).")
+        .def(py::init([](int kinds, int hidden, int head, double scale, const py::dict& t) {
+                 const char* names[] = {"w0", "b0", "w1", "b1", "wg", "wk", "bk", "embed", "w3", "b3"};
+                 ValueWeights w;
+                 std::vector<float>* slots[] = {&w.w0, &w.b0, &w.w1, &w.b1, &w.wg,
+                                                &w.wk, &w.bk, &w.embed, &w.w3, &w.b3};
+                 for (size_t i = 0; i < 10; ++i) {
+                     if (!t.contains(names[i]))
+                         throw py::value_error(std::string("the value network lacks tensor ") +
+                                               names[i]);
+                     *slots[i] = floats(F32::ensure(t[names[i]]));
+                 }
+                 try {
+                     return std::make_shared<ValueNet>(kinds, hidden, head, float(scale), std::move(w));
+                 } catch (const std::invalid_argument& e) {
+                     throw py::value_error(e.what());
+                 }
+             }),
+             py::arg("kinds"), py::arg("hidden"), py::arg("head"), py::arg("scale"),
+             py::arg("tensors"))
+        .def_property_readonly("kinds", &ValueNet::kinds)
+        .def_property_readonly("hidden", &ValueNet::hidden)
+        .def_property_readonly("scale", &ValueNet::scale)
+        .def(
+            "values",
+            [](const ValueNet& net, const F32& x) {
+                if (x.ndim() != 2 || x.shape(1) != CHANCE_FEATURES)
+                    throw py::value_error("features must have shape (n, " +
+                                          std::to_string(CHANCE_FEATURES) + ")");
+                const py::ssize_t n = x.shape(0), o = 3 * net.kinds();
+                py::array_t<float> out({n, o});
+                const float* xp = x.data();
+                float* op = out.mutable_data();
+                {
+                    py::gil_scoped_release release;
+                    std::vector<float> scratch;
+                    for (py::ssize_t i = 0; i < n; ++i)
+                        net.forward(xp + i * CHANCE_FEATURES, op + i * o, &scratch);
+                }
+                return out;
+            },
+            py::arg("features"),
+            "The network's output (n, 3 x kinds) for rows of chance features: the points of "
+            "(drawer, next, previous) after each kind, kind-major.");
+
+    m.def(
+        "chance_corrections",
+        [](const py::sequence& games, const ValueNet& net) {
+            const std::vector<const Game*> gs = games_of(games);
+            const py::ssize_t n = py::ssize_t(gs.size());
+            py::array_t<double> out({n, py::ssize_t(3)});
+            py::array_t<int64_t> events(n);
+            double* op = out.mutable_data();
+            int64_t* ep = events.mutable_data();
+            std::string error;
+            {
+                py::gil_scoped_release release;
+                try {
+                    for (py::ssize_t i = 0; i < n; ++i) {
+                        int k = 0;
+                        chance_correction(*gs[size_t(i)], net, op + 3 * i, &k);
+                        ep[i] = k;
+                    }
+                } catch (const std::invalid_argument& e) {
+                    error = e.what();
+                } catch (const IllegalAction& e) {
+                    error = std::string("a hand does not replay: ") + e.what();
+                }
+            }
+            if (!error.empty()) throw py::value_error(error);
+            return py::make_tuple(out, events);
+        },
+        py::arg("games"), py::arg("net"),
+        "Per hand, the sum over its wall draws of V(h, c) - E_k V(h, k) for each seat (n, 3) "
+        "float64, and the number of draws (n,).");
+
+    m.def(
+        "chance_dataset",
+        [](const py::sequence& games) {
+            const std::vector<const Game*> gs = games_of(games);
+            std::vector<ChanceEvent> events;
+            std::vector<float> feats, probs;
+            std::vector<int64_t> game;
+            int kinds = -1;
+            std::string error;
+            {
+                py::gil_scoped_release release;
+                try {
+                    for (size_t i = 0; i < gs.size(); ++i) {
+                        const int k = chance_kinds(gs[i]->rules());
+                        if (kinds >= 0 && k != kinds)
+                            throw std::invalid_argument(
+                                "the hands mix rules with and without 王 (kinds of wall card differ)");
+                        kinds = k;
+                        chance_events(*gs[i], &events, &feats, &probs);
+                        game.resize(events.size(), int64_t(i));
+                    }
+                } catch (const std::invalid_argument& e) {
+                    error = e.what();
+                } catch (const IllegalAction& e) {
+                    error = std::string("a hand does not replay: ") + e.what();
+                }
+            }
+            if (!error.empty()) throw py::value_error(error);
+            if (kinds < 0) kinds = NUM_KINDS;
+            const py::ssize_t e = py::ssize_t(events.size());
+            py::array_t<float> f({e, py::ssize_t(CHANCE_FEATURES)});
+            py::array_t<float> p({e, py::ssize_t(kinds)});
+            py::array_t<int64_t> drawer(e), card(e), gi(e), step(e), pos(e);
+            std::copy(feats.begin(), feats.end(), f.mutable_data());
+            std::copy(probs.begin(), probs.end(), p.mutable_data());
+            for (py::ssize_t i = 0; i < e; ++i) {
+                drawer.mutable_data()[i] = events[size_t(i)].drawer;
+                card.mutable_data()[i] = events[size_t(i)].card;
+                gi.mutable_data()[i] = game[size_t(i)];
+                step.mutable_data()[i] = events[size_t(i)].step;
+                pos.mutable_data()[i] = events[size_t(i)].wall_pos;
+            }
+            return py::make_tuple(f, p, drawer, card, gi, step, pos);
+        },
+        py::arg("games"),
+        "Every wall draw of the hands: (features (E, 418) float32, probabilities (E, kinds), "
+        "drawer (E,), card (E,), hand index (E,), the actions before the step that drew it (E,), "
+        "its deck position (E,)).");
+}
+
+}  // namespace phz
