@@ -1,4 +1,4 @@
-"""Variance-reduced evaluation: control variates over the wall's chance events (AIVAT).
+r"""Variance-reduced evaluation: control variates over the wall's chance events (AIVAT).
 
 ``paohuzi-eval ... --variance-reduction aivat`` subtracts from each game's points the sum, over
 every card taken from the wall, of
@@ -23,8 +23,8 @@ pass in C++), without the GIL.
 
 Train one (the packaged one was made by this command, recorded in its sidecar)::
 
-    python -m paohuzi_training.aivat train --rules huaihua --hands 120000 --seed 20261203 \\
-        --out paohuzi_env/networks/chance-huaihua.safetensors
+    python -m paohuzi_training.aivat train --rules huaihua --hands 200000 --playouts 4 \
+        --seed 20261203 --epochs 6 --out paohuzi_env/networks/chance-huaihua.safetensors
 """
 
 from __future__ import annotations
@@ -61,9 +61,7 @@ def _fast() -> Any:
     if not fast.available():
         raise RuntimeError("variance reduction computes its corrections in the compiled core, "
                            f"which is not built here: {fast.unavailable_reason()}")
-    from paohuzi_env import _fast as core
-
-    return core
+    return fast._require()
 
 
 def packaged_path(rules: str | Rules) -> Path:
@@ -212,8 +210,9 @@ def self_play(rules: Rules, hands: int, seed: int, slots: int = 256) -> tuple[li
             vg.policy_actions(name, actions, w == k)
         vg.step(actions, rewards, done)
         for h in np.flatnonzero(done).tolist():
-            g, _deal = vg.last_hand(h)
-            out.append(g._g)
+            last = vg.last_hand(h)
+            assert last is not None
+            out.append(last[0]._g)
             players.append(who[h].copy())
             who[h] = rng.integers(0, len(BOTS), size=3)
     return out[:hands], np.array(players[:hands], dtype=np.int64).reshape(-1, 3)
