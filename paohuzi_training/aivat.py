@@ -185,6 +185,29 @@ BOTS = ("expert", "greedy")
 """The players of the training hands: each seat of each hand one of these, uniformly."""
 
 
+class _BotTicks:
+    """Steps every hand of a VectorGame once, each seat played by its bot (``who``: per slot
+    and seat an index into :data:`BOTS`); the hands that ended are returned."""
+
+    def __init__(self, vg: Any) -> None:
+        n = vg.num_hands
+        self.vg = vg
+        self.who = np.zeros((n, 3), np.int64)
+        self.seat = np.zeros(n, np.int64)
+        self.actions = np.zeros(n, np.int64)
+        self.done = np.zeros(n, bool)
+        self.rewards = np.zeros((n, 3), np.float32)
+        self.idx = np.arange(n)
+
+    def tick(self) -> list[int]:
+        self.vg.observe(None, None, self.seat, None)
+        w = self.who[self.idx, self.seat]
+        for k, name in enumerate(BOTS):
+            self.vg.policy_actions(name, self.actions, w == k)
+        self.vg.step(self.actions, self.rewards, self.done)
+        return np.flatnonzero(self.done).tolist()
+
+
 def self_play(rules: Rules, hands: int, seed: int, slots: int = 256) -> tuple[list[Any], np.ndarray]:
     """``hands`` finished compiled hands of the bots dealt by a VectorGame of seed ``seed``, and
     each hand's seat players (indices into :data:`BOTS`, drawn from ``SeedSequence([seed, 1])``)."""
@@ -193,28 +216,17 @@ def self_play(rules: Rules, hands: int, seed: int, slots: int = 256) -> tuple[li
     _fast()
     vg = fast.VectorGame(slots, rules, seed=seed)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
-    who = rng.integers(0, len(BOTS), size=(slots, 3))
-    n = vg.num_hands
-    mask = np.zeros((n, 61), np.int8)
-    seat = np.zeros(n, np.int64)
-    actions = np.zeros(n, np.int64)
-    done = np.zeros(n, bool)
-    rewards = np.zeros((n, 3), np.float32)
-    idx = np.arange(n)
+    bots = _BotTicks(vg)
+    bots.who[:] = rng.integers(0, len(BOTS), size=bots.who.shape)
     out: list[Any] = []
     players: list[np.ndarray] = []
     while len(out) < hands:
-        vg.observe(None, mask, seat, None)
-        w = who[idx, seat]
-        for k, name in enumerate(BOTS):
-            vg.policy_actions(name, actions, w == k)
-        vg.step(actions, rewards, done)
-        for h in np.flatnonzero(done).tolist():
+        for h in bots.tick():
             last = vg.last_hand(h)
             assert last is not None
             out.append(last[0]._g)
-            players.append(who[h].copy())
-            who[h] = rng.integers(0, len(BOTS), size=3)
+            players.append(bots.who[h].copy())
+            bots.who[h] = rng.integers(0, len(BOTS), size=3)
     return out[:hands], np.array(players[:hands], dtype=np.int64).reshape(-1, 3)
 
 
@@ -235,12 +247,7 @@ def dataset(rules: Rules, games: Sequence[Any], players: np.ndarray, playouts: i
     vg = fast.VectorGame(slots, rules, seed=seed)
     n = vg.num_hands
     slot_event: list[int | None] = [None] * n
-    ctrl = np.zeros((n, 3), np.int64)
-    seat = np.zeros(n, np.int64)
-    actions = np.zeros(n, np.int64)
-    done = np.zeros(n, bool)
-    rewards = np.zeros((n, 3), np.float32)
-    idx = np.arange(n)
+    bots = _BotTicks(vg)
     todo = ((e, r) for e in range(n_ev) for r in range(playouts))
 
     def after_draw(e: int) -> Any:
@@ -263,20 +270,15 @@ def dataset(rules: Rules, games: Sequence[Any], players: np.ndarray, playouts: i
                 continue
             vg._v.set_hand(i, h, 0)
             slot_event[i] = e
-            ctrl[i] = players[int(gi[e])]
+            bots.who[i] = players[int(gi[e])]
             return
         slot_event[i] = None
-        ctrl[i] = 0
+        bots.who[i] = 0
 
     for i in range(n):
         fill(i)
     while any(e is not None for e in slot_event):
-        vg.observe(None, None, seat, None)
-        w = ctrl[idx, seat]
-        for k, name in enumerate(BOTS):
-            vg.policy_actions(name, actions, w == k)
-        vg.step(actions, rewards, done)
-        for h in np.flatnonzero(done).tolist():
+        for h in bots.tick():
             e = slot_event[h]
             if e is None:
                 continue
