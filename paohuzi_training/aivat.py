@@ -521,16 +521,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     t.add_argument("--out", required=True, help="the .safetensors to write (and its .json)")
     t.add_argument("--no-progress", action="store_true")
-    b = sub.add_parser("bench", help="the cost and the CI of a corrected evaluation against a "
-                                     "plain one on the same deals")
-    b.add_argument("candidate")
-    b.add_argument("--vs", default="expert")
-    b.add_argument("--deals", type=int, default=300)
-    b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--rules", default="huaihua")
     a = p.parse_args(argv)
-    if a.cmd == "bench":
-        return _bench(a)
     try:
         if min(a.hidden, a.head, a.epochs) < 1:
             raise ValueError(f"--hidden, --head and --epochs must be at least 1, got {a.hidden}, "
@@ -546,31 +537,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {a.out} ({meta['trained_on']['draws']} draws of {a.hands} hands; validation "
           f"MSE {last.get('valid_mse', float('nan')):.2f} of variance "
           f"{last.get('valid_var', float('nan')):.2f} points², {meta['wall_seconds']:.0f} s)")
-    return 0
-
-
-def _bench(a: argparse.Namespace) -> int:
-    """Plain, then corrected, on the same deals in this process (one worker): seconds a deal
-    of each and their ratio, and the CIs' widths. A benchmark measures; nothing asserts."""
-    from .evaluate import evaluate
-
-    try:
-        kw = dict(deals=a.deals, seed=a.seed, rules=a.rules, workers=1, progress=False)
-        evaluate(a.candidate, a.vs, **{**kw, "deals": 2})  # warm-up: loads, caches
-        plain = evaluate(a.candidate, a.vs, **kw)
-        corrected = evaluate(a.candidate, a.vs, variance_reduction="aivat", **kw)
-    except ValueError as e:
-        print(f"python -m paohuzi_training.aivat bench: error: {e}", file=sys.stderr)
-        return 2
-    v = corrected["variance_reduction"]
-    tp, tc = plain["wall_seconds"] / a.deals, corrected["wall_seconds"] / a.deals
-    print(f"{a.candidate} vs {a.vs}, {a.rules}, {a.deals} deals, seed {a.seed}, one process")
-    print(f"  plain      {1000 * tp:8.2f} ms a deal   mean {plain['mean_points']:+.3f} "
-          f"[{plain['ci95'][0]:+.3f}, {plain['ci95'][1]:+.3f}]")
-    print(f"  aivat      {1000 * tc:8.2f} ms a deal   mean {v['mean_points']:+.3f} "
-          f"[{v['ci95'][0]:+.3f}, {v['ci95'][1]:+.3f}]")
-    print(f"  cost ratio {tc / tp:.2f}x   CI width ratio {v['ci_width_ratio']:.3f} "
-          f"(deals for the same precision: {v['ci_width_ratio'] ** 2:.2f}x)")
     return 0
 
 

@@ -236,3 +236,12 @@ def test_train_command_writes_a_loadable_value_function(tmp_path):
     assert meta["trained_on"]["hands"] == 40 and meta["trained_on"]["seed"] == 5
     c, n = vf.corrections(bot_hands(5))
     assert c.shape == (5, 3) and np.isfinite(c).all() and (n > 0).all()
+
+
+def test_bench_prints_cost_and_ci_ratios(capsys):
+    from paohuzi_training import aivat_bench
+
+    assert aivat_bench.main(["expert", "--vs", "greedy", "--deals", "3", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "cost ratio" in out and "CI width ratio" in out
+    assert aivat_bench.main(["nobody", "--deals", "3"]) == 2
