@@ -191,7 +191,6 @@ def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], s
 
     from . import aivat
 
-
     rules = as_rules(rules)
     vf = None if value_function is None else aivat.load(value_function, rules)
     opponents = list(opponents)

@@ -196,11 +196,14 @@ def summarise(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str],
     """The evaluation table as a dict (JSON-ready). With ``value_function`` (the rows carry
     control variates), ``variance_reduction`` holds the corrected mean and CI beside the plain
     ones and the ratio of the CIs' widths."""
-    per_deal: dict[int, list[int]] = {}
-    for r in rows:
-        per_deal.setdefault(r.deal, []).append(r.points)
-    deal_means = [float(np.mean(v)) for _, v in sorted(per_deal.items())]
-    m, lo, hi = mean_ci(deal_means)
+    def deal_means(corrected: bool) -> list[float]:
+        """Each deal's mean over its rotations (of points less their control variates)."""
+        per_deal: dict[int, list[float]] = {}
+        for r in rows:
+            per_deal.setdefault(r.deal, []).append(r.points - (r.control if corrected else 0.0))
+        return [float(np.mean(v)) for _, v in sorted(per_deal.items())]
+
+    m, lo, hi = mean_ci(deal_means(False))
     games = len(rows)
     wins = sum(r.won for r in rows)
     wlo, whi = wilson(wins, games)
@@ -210,10 +213,7 @@ def summarise(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str],
     om, olo, ohi = mean_ci(other)
     extra: dict[str, Any] = {}
     if value_function is not None:
-        per_deal_c: dict[int, list[float]] = {}
-        for r in rows:
-            per_deal_c.setdefault(r.deal, []).append(r.points - r.control)
-        cm, clo, chi = mean_ci([float(np.mean(v)) for _, v in sorted(per_deal_c.items())])
+        cm, clo, chi = mean_ci(deal_means(True))
         extra["variance_reduction"] = {
             "method": "aivat", "value_function": value_function,
             "mean_points": cm, "ci95": [clo, chi],

@@ -453,7 +453,7 @@ bool Game::pose_discard_if_owed(int seat) {
     return true;
 }
 
-// Game._draw: R-FLOW-1/2/3: `seat` draws the top wall card.
+// For chance.cpp's control variates, on a copy: a card of `kind` to the top, then draw().
 void Game::draw_for_chance(int seat, int kind) {
     for (int j = wall_pos_; j < num_cards_; ++j)
         if (deck_[size_t(j)] == kind) {
@@ -465,6 +465,7 @@ void Game::draw_for_chance(int seat, int kind) {
                                 " is left in the wall");
 }
 
+// Game._draw: R-FLOW-1/2/3: `seat` draws the top wall card.
 void Game::draw(int seat) {
     while (true) {
         if (wall_pos_ >= num_cards_) {
