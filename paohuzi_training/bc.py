@@ -31,7 +31,8 @@ BC_KEY_FIELDS = ("seed", "rules", "rules_overrides", "bc_steps", "bc_epochs", "b
 """The settings a saved clone (``bc-model.pt``) must share to be reused."""
 
 
-def behaviour_clone(model, optimizer, cfg: PPOConfig, device, rng, log) -> None:
+def behaviour_clone(model, optimizer, cfg: PPOConfig, device, rng, log,
+                    folder: Path | None = None) -> None:
     """Warm start: imitate the expert's decisions (cross-entropy over legal actions).
 
     The fitted clone is saved as ``checkpoints/<run>__<seed>/bc-model.pt`` (weights only, with
@@ -40,7 +41,7 @@ def behaviour_clone(model, optimizer, cfg: PPOConfig, device, rng, log) -> None:
     from .checkpoint import load_checkpoint, save_checkpoint
 
     rules = cfg.resolved_rules
-    folder = Path("checkpoints") / f"{cfg.run_name}__{cfg.seed}"
+    folder = folder or Path("checkpoints") / f"{cfg.run_name}__{cfg.seed}"
     fitted = folder / "bc-model.pt"
     settings = to_dict(cfg)
     key = {k: settings[k] for k in BC_KEY_FIELDS}

@@ -46,7 +46,7 @@ def _random_batch(cfg: PPOConfig, n: int, rng: np.random.Generator) -> dict[str,
     mask[np.arange(n), rng.integers(NUM_ACTIONS, size=n)] = True
     action = np.array([rng.choice(np.flatnonzero(m)) for m in mask], np.int64)
     return {
-        "obs": rng.random((n, model.obs_size), dtype=np.float32),
+        "obs": rng.random((n, model.in_size), dtype=np.float32),
         "mask": mask,
         "action": action,
         "logp": np.log(np.full(n, 1 / 8, np.float32)),

@@ -67,7 +67,18 @@ class KindConvActor(nn.Module):
         h = k.reshape(-1, self.rows.shape[0] * 2, 10)        # kind = 10 * big + number
         for layer in self.conv:
             h = _conv3(h, layer) if isinstance(layer, nn.Conv1d) else layer(h)
-        return self.head(torch.cat([h.flatten(1).reshape(*lead, -1), x], dim=-1))
+        return fp32_output(self.head, torch.cat([h.flatten(1).reshape(*lead, -1), x], dim=-1))
+
+
+def fp32_output(seq: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
+    """``seq(x)``, its last layer in float32 even under autocast (``update_precision:
+    bfloat16``): the logits that PPO's probability ratios and the KL read keep float32's
+    precision; the layers before (most of the arithmetic) run in bfloat16."""
+    if not torch.is_autocast_enabled(x.device.type):
+        return seq(x)
+    h = seq[:-1](x)
+    with torch.autocast(x.device.type, enabled=False):
+        return seq[-1](h.float())
 
 
 def _conv3(h: torch.Tensor, conv: nn.Conv1d) -> torch.Tensor:
@@ -106,7 +117,7 @@ class ActorCritic(nn.Module):
     def __init__(self, hidden: int = 256, central_critic: bool = False, prior: str = "none",
                  prior_weight: float = 0.0, obs_size: int = OBS_SIZE,
                  extra_size: int = STATE_EXTRA_SIZE, actor: str = "mlp",
-                 conv_channels: int = 128, waits: bool = False) -> None:
+                 conv_channels: int = 128, waits: bool = False, critic_hidden: int = 0) -> None:
         super().__init__()
         self.central_critic = central_critic
         self.prior = prior
@@ -129,10 +140,11 @@ class ActorCritic(nn.Module):
         else:
             raise ValueError(f"unknown actor {actor!r}: mlp or conv")
         cin = self.in_size + (self.extra_size if central_critic else 0)
+        ch = critic_hidden or hidden
         self.critic = nn.Sequential(
-            layer_init(nn.Linear(cin, hidden)), nn.ReLU(),
-            layer_init(nn.Linear(hidden, hidden)), nn.ReLU(),
-            layer_init(nn.Linear(hidden, 1), std=1.0),
+            layer_init(nn.Linear(cin, ch)), nn.ReLU(),
+            layer_init(nn.Linear(ch, ch)), nn.ReLU(),
+            layer_init(nn.Linear(ch, 1), std=1.0),
         )
 
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor,
@@ -148,14 +160,19 @@ class ActorCritic(nn.Module):
             ValueError: the network has a prior and ``prior`` is None.
         """
         if self.prior == "none":
-            logits = self.actor(obs)
+            logits = self._logits(obs)
         else:
             if prior is None:
                 raise ValueError(f"this network was trained with the {self.prior!r} prior; "
                                  "pass the prior's actions")
             onehot = torch.nn.functional.one_hot(prior, NUM_ACTIONS).to(obs.dtype)
-            logits = self.actor(torch.cat([obs, onehot], dim=-1)) + self.prior_weight * onehot
+            logits = self._logits(torch.cat([obs, onehot], dim=-1)) + self.prior_weight * onehot
         return torch.where(mask, logits, torch.full_like(logits, MASK_VALUE))
+
+    def _logits(self, x: torch.Tensor) -> torch.Tensor:
+        if isinstance(self.actor, nn.Sequential):
+            return fp32_output(self.actor, x)
+        return self.actor(x)
 
     def value(self, obs: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
         """The critic's value per row; a central critic also reads ``extra``, the full-information
@@ -164,8 +181,7 @@ class ActorCritic(nn.Module):
             if extra is None:
                 raise ValueError("a central critic needs the full-information features (extra)")
             obs = torch.cat([obs, extra], dim=-1)
-        x = obs
-        return self.critic(x).squeeze(-1)
+        return self.critic(obs).squeeze(-1).float()
 
     def evaluate(self, obs, mask, action, extra=None, prior=None, full: bool = False):
         """log-prob of ``action``, entropy over legal actions, and value (and, with ``full``,
@@ -201,7 +217,8 @@ def model_for(cfg) -> ActorCritic:
                        obs_size=obs_size(rules), extra_size=state_extra_size(rules),
                        actor=str(_get(cfg, "actor", "mlp")),
                        conv_channels=int(_get(cfg, "conv_channels", 128)),
-                       waits=bool(_get(cfg, "wait_features", False)))
+                       waits=bool(_get(cfg, "wait_features", False)),
+                       critic_hidden=int(_get(cfg, "critic_hidden", 0) or 0))
 
 
 def network_input(model: ActorCritic, obs: np.ndarray, waits: np.ndarray | None) -> np.ndarray:

@@ -22,11 +22,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
@@ -35,72 +33,38 @@ from paohuzi_env.backends.select import resolve_backend, vector_game_class
 
 from .batch import merge
 from .bc import behaviour_clone
-from .checkpoint import load_checkpoint, save_checkpoint
+from .checkpoint import save_checkpoint
 from .config import PPOConfig, load_config, to_dict
+from .housekeeping import (
+    StopFlag,
+    eval_summary,
+    evaluate_checkpoint,
+    frozen,
+    init_from,
+    log_iteration,
+    log_line,
+    resolve_device,
+    resume_state,
+)
 from .league import League, frozen_state
-from .model import model_for, widen_for_waits
+from .model import model_for
 from .workers import make_workers
-
-# ---------------------------------------------------------------------- config
-
-RESUME_MAY_CHANGE = frozenset({
-    "total_steps", "workers", "eval_every", "eval_deals", "eval_opponents", "final_eval_deals",
-    "save_every", "save_minutes", "device", "backend", "overlap", "save_records", "torch_threads",
-    "ray",
-})
-"""Config keys a resumed run may change (the rest must match the checkpoint)."""
-
-
-def resolve_device(name: str) -> torch.device:
-    """The torch device for the config's ``device``: ``auto`` is CUDA when available, else CPU.
-
-    Raises:
-        ValueError: ``cuda`` is asked for but no CUDA device is available.
-    """
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device 'cuda' was asked for but no CUDA device is available")
-    return torch.device(name)
-
-
-def _resume_state(resume: str, cfg: PPOConfig, log, trust: bool | None = None) -> dict:
-    """The checkpoint to continue from, checked against the config (only
-    :data:`RESUME_MAY_CHANGE` may differ)."""
-    data = load_checkpoint(resume, rules=cfg.resolved_rules, trust=trust)
-    if data.get("policy_only"):
-        raise ValueError(f"{resume} is a play-only export; resume from the run's latest.pt")
-    saved, given = data["config"], to_dict(cfg)
-    diff = sorted(k for k in set(saved) | set(given) if saved.get(k) != given.get(k))
-    fixed = [k for k in diff if k not in RESUME_MAY_CHANGE]
-    if fixed:
-        raise ValueError(
-            f"cannot resume {resume} with a different {fixed}: a run keeps its config; "
-            f"only {sorted(RESUME_MAY_CHANGE)} may change on resume"
-        )
-    if diff:
-        log(f"resuming with changed {diff}")
-    return data
-
 
 # ---------------------------------------------------------------------- the loop
 
 
-def _log(*args: Any) -> None:
-    """print, flushed (a log redirected to a file shows each line as it happens)."""
-    print(*args, flush=True)
-
-
-def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | None = None) -> Path:
+def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool | None = None,
+          root: str | os.PathLike[str] = ".") -> Path:
     """Train; returns the path of the final checkpoint. ``trust``: load ``resume`` even if it
-    needs pickled objects (:func:`paohuzi_training.checkpoint.load_checkpoint`)."""
+    needs pickled objects (:func:`paohuzi_training.checkpoint.load_checkpoint`). ``root``: the
+    folder that holds ``checkpoints/<run>`` and ``runs/<run>`` (a recipe stage's folder)."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
     rules = cfg.resolved_rules
     device = resolve_device(cfg.device)
     run = f"{cfg.run_name}__{cfg.seed}"
-    ckpt_dir = Path("checkpoints") / run
+    ckpt_dir = Path(root) / "checkpoints" / run
     ckpt_path = ckpt_dir / "latest.pt"
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 1]))
@@ -113,7 +77,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
     iteration_seconds: list[float] = []  # wall time of each iteration (paohuzi_training.bench reads it)
     ref = None  # the network PPO started from (distilled or init_from), for the KL penalty
     if resume:
-        data = _resume_state(resume, cfg, log, trust)
+        data = resume_state(resume, cfg, log, trust)
         model.load_state_dict(data["model"])
         optimizer.load_state_dict(data["optimizer"])
         global_step, iteration = data["global_step"], data["iteration"]
@@ -124,7 +88,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
         worker_states = data["worker_rng_states"]
         eval_history = data.get("eval_history", [])
         if data.get("kl_ref") is not None:
-            ref = _frozen(model_for(cfg).to(device), data["kl_ref"])
+            ref = frozen(model_for(cfg).to(device), data["kl_ref"])
         log(f"resumed {resume} at step {global_step} (iteration {iteration})")
     if cfg.ray:
         from .workers import connect
@@ -135,7 +99,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
         n_workers = cfg.workers or os.cpu_count() or 1
     if worker_states is not None and len(worker_states) != n_workers:
         worker_states = None  # a different worker count: fresh worker generators
-    writer = SummaryWriter(f"runs/{run}")
+    writer = SummaryWriter(str(Path(root) / "runs" / run))
     writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
         f"|{k}|{v}|" for k, v in to_dict(cfg).items()))
 
@@ -164,9 +128,9 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
         f"  the bar's ETA appears after the first iteration; Ctrl-C (or SIGTERM) saves "
         f"{ckpt_path.name} and stops; resume with --resume {ckpt_path}")
     if cfg.bc_steps and global_step == 0 and not resume:
-        behaviour_clone(model, optimizer, cfg, device, rng, log)
+        behaviour_clone(model, optimizer, cfg, device, rng, log, ckpt_dir)
     if cfg.init_from and global_step == 0 and not resume:
-        _init_from(model, cfg, log, trust)
+        init_from(model, cfg, log, trust)
     if cfg.distill_labels and global_step == 0 and not resume:
         from .distill import distill
 
@@ -176,7 +140,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
         optimizer.state.clear()  # PPO's Adam moments start afresh
     if ref is None and global_step == 0 and not resume and (
             cfg.kl_coef > 0 or cfg.init_from or cfg.distill_labels):
-        ref = _frozen(model_for(cfg).to(device), model.state_dict())
+        ref = frozen(model_for(cfg).to(device), model.state_dict())
     if cfg.torch_threads:  # the PPO loop's update (behaviour cloning above used torch's default)
         torch.set_num_threads(cfg.torch_threads)
     log(f"starting {n_workers} rollout worker(s)" + (" as Ray actors" if cfg.ray else "") + "...")
@@ -185,7 +149,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
                desc=run, unit="step", file=sys.stderr, dynamic_ncols=True)
     latest_eval = ""
     states = worker_states
-    stop = _StopFlag(log)
+    stop = StopFlag(log)
     last_save = time.monotonic()
     try:
         def ask(it: int) -> None:
@@ -224,7 +188,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
             t_train += dt
             iteration_seconds.append(dt)
             # 3. logging, the league, checkpoints, evaluation
-            by_opp = _log_iteration(writer, global_step, batches, stats, n, dt, t_roll, t_upd,
+            by_opp = log_iteration(writer, global_step, batches, stats, n, dt, t_roll, t_upd,
                                     optimizer.param_groups[0]["lr"])
             league.record(by_opp)
             league.after_iteration(model, iteration)
@@ -248,7 +212,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
                     writer.add_scalar(f"eval/{opp}/ci_high", r["ci95"][1], global_step)
                     writer.add_scalar(f"eval/{opp}/win_rate", r["win_rate"], global_step)
                     parts.append(f"{opp} {r['mean_points']:+.2f}")
-                eval_history.append({"step": global_step, **_eval_summary(res)})
+                eval_history.append({"step": global_step, **eval_summary(res)})
                 latest_eval = "eval " + " ".join(parts)
                 save(ckpt_path, states)
     finally:
@@ -269,132 +233,13 @@ def train(cfg: PPOConfig, resume: str | None = None, log=_log, trust: bool | Non
         from .evaluate import print_table
 
         print_table(list(res.values()))
-        eval_history.append({"step": global_step, "final": True, **_eval_summary(res)})
+        eval_history.append({"step": global_step, "final": True, **eval_summary(res)})
         save(final_path, states)
         (ckpt_dir / "final_eval.json").write_text(json.dumps(res, indent=2, ensure_ascii=False))
     writer.close()
     log(f"final checkpoint: {final_path} ({global_step} steps, {t_train:.0f} s, "
         f"{global_step / max(t_train, 1e-9):.0f} steps/s)")
     return final_path
-
-
-def _frozen(model, state: dict):
-    """``model`` with ``state`` loaded, in eval mode and without gradients (the KL reference)."""
-    model.load_state_dict(state)
-    model.eval()
-    for p in model.parameters():
-        p.requires_grad_(False)
-    return model
-
-
-def _init_from(model, cfg: PPOConfig, log, trust: bool | None) -> None:
-    """Start from ``cfg.init_from``'s network: its actor, and its critic when the shapes match
-    (a distilled plain critic under a central-critic config is left fresh)."""
-    from .checkpoint import load_checkpoint
-
-    data = load_checkpoint(cfg.init_from, rules=cfg.resolved_rules, trust=trust)
-    src = data["model"]
-    own = model.state_dict()
-    src_waits = bool((data.get("config") or {}).get("wait_features", False))
-    if model.waits and not src_waits:
-        src = widen_for_waits(src, model)
-        log(f"init_from {cfg.init_from}: a network without wait features; their weights start "
-            "at zero")
-    elif src_waits and not model.waits:
-        raise ValueError(f"init_from {cfg.init_from}: that network reads the wait features; "
-                         "set wait_features: true")
-    actor = {k: v for k, v in src.items() if k.startswith("actor.")}
-    bad = [k for k, v in actor.items() if k not in own or own[k].shape != v.shape]
-    if bad or len(actor) != sum(k.startswith("actor.") for k in own):
-        raise ValueError(f"init_from {cfg.init_from}: its actor does not fit this config's "
-                         f"network (hidden {cfg.hidden}, prior {cfg.prior!r}); mismatched: {bad}")
-    critic = {k: v for k, v in src.items() if k.startswith("critic.")}
-    fits = all(k in own and own[k].shape == v.shape for k, v in critic.items()) and critic
-    model.load_state_dict({**own, **actor, **(critic if fits else {})})
-    log(f"init_from {cfg.init_from}: actor loaded, critic "
-        + ("loaded" if fits else "fresh (its shape differs: e.g. a central critic)"))
-
-
-def _log_iteration(writer, step: int, batches: list[dict], stats: dict, n: int, dt: float,
-                   t_roll: float, t_upd: float, lr: float) -> dict[str, list]:
-    """TensorBoard scalars of one iteration; returns the learner's points and hands against
-    each opponent kind (for the league)."""
-    by_opp: dict[str, list] = {}
-    for b in batches:
-        for k, (pts, cnt) in b["stats"]["by_opponent"].items():
-            acc = by_opp.setdefault(k, [0.0, 0])
-            acc[0] += pts
-            acc[1] += cnt
-    for k, (pts, cnt) in by_opp.items():
-        writer.add_scalar(f"charts/points_vs_{k.replace(':', '_')}", pts / cnt, step)
-    writer.add_scalar("charts/SPS", n / dt, step)
-    writer.add_scalar("charts/rollout_SPS", n / t_roll, step)
-    # the split of an iteration's wall time: rollouts (of which the workers' forward passes,
-    # averaged over workers), the PPO update, and the rest
-    t_inf = float(np.mean([b["stats"].get("seconds", {}).get("inference", 0.0) for b in batches]))
-    writer.add_scalar("time/rollout_s", t_roll, step)
-    writer.add_scalar("time/inference_s", t_inf, step)
-    writer.add_scalar("time/update_s", t_upd, step)
-    writer.add_scalar("time/other_s", max(0.0, dt - t_roll - t_upd), step)
-    writer.add_scalar("charts/learning_rate", lr, step)
-    writer.add_scalar("charts/invalid_actions", sum(b["stats"]["invalid_actions"] for b in batches), step)
-    writer.add_scalar("charts/hands", sum(b["stats"]["hands"] for b in batches), step)
-    for k, v in stats.items():
-        writer.add_scalar(f"losses/{k}", v, step)
-    return by_opp
-
-
-def _eval_summary(res: dict) -> dict:
-    return {o: {"mean_points": r["mean_points"], "ci95": r["ci95"], "win_rate": r["win_rate"]}
-            for o, r in res.items()}
-
-
-def evaluate_checkpoint(path: Path, cfg: PPOConfig, opponents, deals: int, workers: int,
-                        records: Path | None = None) -> dict:
-    """Duplicate-deal evaluation of a checkpoint against each opponent; with ``records``, the
-    ``cfg.save_records`` games it scored worst against each are saved there as hand records."""
-    from .evaluate import evaluate, save_records
-
-    rules = cfg.resolved_rules
-    out = {}
-    for opp in opponents:
-        res = evaluate(f"checkpoint:{path}", opp, deals=deals, seed=cfg.seed + 12345,
-                       rules=rules, workers=workers, progress=False, mp_context="spawn")
-        rows = res.pop("rows")
-        if records is not None and cfg.save_records:
-            save_records(rows, f"checkpoint:{path}", [opp, opp], records / f"vs-{opp}",
-                         cfg.save_records, which="worst", seed=cfg.seed + 12345, rules=rules)
-        out[opp] = res
-    return out
-
-
-class _StopFlag:
-    """SIGINT (Ctrl-C) and SIGTERM ask the training loop to stop: the iteration under way
-    finishes, ``latest.pt`` is written (atomically) and the run ends cleanly. A second Ctrl-C
-    stops at once (``KeyboardInterrupt``), keeping the last checkpoint written."""
-
-    def __init__(self, log) -> None:
-        self.requested: str | None = None
-        self._log = log
-        self._old: dict[int, Any] = {}
-        try:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                self._old[sig] = signal.signal(sig, self._handle)
-        except ValueError:  # not the main thread: leave the signals alone
-            self._old = {}
-
-    def _handle(self, signum, frame) -> None:
-        name = signal.Signals(signum).name
-        if self.requested and signum == signal.SIGINT:
-            raise KeyboardInterrupt
-        self.requested = name
-        self._log(f"\n{name}: finishing this iteration, then saving and stopping "
-                  "(Ctrl-C again to stop at once, keeping the last checkpoint)")
-
-    def restore(self) -> None:
-        for sig, old in self._old.items():
-            signal.signal(sig, old)
-        self._old = {}
 
 
 # ---------------------------------------------------------------------- the update
@@ -406,6 +251,18 @@ def kl_coef_at(cfg: PPOConfig, step: int) -> float:
     if cfg.kl_decay_steps <= 0:
         return cfg.kl_coef
     return cfg.kl_coef * max(0.0, 1.0 - step / cfg.kl_decay_steps)
+
+
+def _ref_logp(ref, t: dict, rows: np.ndarray, chunk: int) -> torch.Tensor:
+    """The frozen reference's log-probabilities at ``rows`` of the batch ``t``: an (n, 61)
+    tensor, zero at the other rows."""
+    out = torch.zeros(t["mask"].shape, device=t["mask"].device)
+    with torch.no_grad():
+        for start in range(0, len(rows), chunk):
+            r = torch.as_tensor(rows[start:start + chunk], device=out.device)
+            out[r] = torch.log_softmax(
+                ref.masked_logits(t["obs"][r], t["mask"][r], t["prior"][r]).float(), dim=-1)
+    return out
 
 
 def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
@@ -422,20 +279,27 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
     clipfracs: list[float] = []
     kls: list[float] = []
     stats: dict[str, float] = {}
-    for _epoch in range(cfg.update_epochs):
-        perm = rng.permutation(n)
+    perms = [rng.permutation(n) for _ in range(cfg.update_epochs)]
+    bf16 = cfg.update_precision == "bfloat16"
+    dev_type = torch.device(device).type
+    # The frozen reference's log-probabilities, once per batch (they do not change between
+    # epochs): every row while the penalty is on, else each epoch's first minibatch, for the log.
+    ref_logp = None
+    if ref is not None:
+        rows = np.arange(n) if kl_coef > 0 else \
+            np.unique(np.concatenate([p[:cfg.minibatch_size] for p in perms]))
+        with torch.autocast(dev_type, torch.bfloat16, enabled=bf16):
+            ref_logp = _ref_logp(ref, t, rows, cfg.minibatch_size)
+    for perm in perms:
         for start in range(0, n, cfg.minibatch_size):
             mb = torch.as_tensor(perm[start:start + cfg.minibatch_size], device=device)
-            logp, entropy, value, logp_all = model.evaluate(
-                t["obs"][mb], t["mask"][mb], t["action"][mb],
-                None if extra is None else extra[mb], t["prior"][mb], full=True)
+            with torch.autocast(dev_type, torch.bfloat16, enabled=bf16):
+                logp, entropy, value, logp_all = model.evaluate(
+                    t["obs"][mb], t["mask"][mb], t["action"][mb],
+                    None if extra is None else extra[mb], t["prior"][mb], full=True)
             kl_ref = None
-            if ref is not None:
-                with torch.no_grad():
-                    ref_logp = torch.log_softmax(
-                        ref.masked_logits(t["obs"][mb], t["mask"][mb], t["prior"][mb]), dim=-1)
-                m = t["mask"][mb]
-                kl_ref = torch.where(m, logp_all.exp() * (logp_all - ref_logp),
+            if ref_logp is not None and (kl_coef > 0 or start == 0):
+                kl_ref = torch.where(t["mask"][mb], logp_all.exp() * (logp_all - ref_logp[mb]),
                                      torch.zeros_like(logp_all)).sum(-1).mean()
                 kls.append(kl_ref.item())
             logratio = logp - t["logp"][mb]
