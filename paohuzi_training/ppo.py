@@ -143,8 +143,10 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
         ref = frozen(model_for(cfg).to(device), model.state_dict())
     if cfg.torch_threads:  # the PPO loop's update (behaviour cloning above used torch's default)
         torch.set_num_threads(cfg.torch_threads)
-    log(f"starting {n_workers} rollout worker(s)" + (" as Ray actors" if cfg.ray else "") + "...")
-    workers = make_workers(cfg, n_workers, worker_states, log=log)
+    if global_step < cfg.total_steps:
+        log(f"starting {n_workers} rollout worker(s)" + (" as Ray actors" if cfg.ray else "") + "...")
+    workers = make_workers(cfg, n_workers if global_step < cfg.total_steps else 0, worker_states,
+                           log=log)
     bar = tqdm(total=cfg.total_steps, initial=min(global_step, cfg.total_steps),
                desc=run, unit="step", file=sys.stderr, dynamic_ncols=True)
     latest_eval = ""

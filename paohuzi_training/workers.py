@@ -145,8 +145,9 @@ class Workers:
 
 
 def make_workers(cfg: PPOConfig, n: int, rng_states: list | None = None, log=print) -> Workers | RayWorkers:
-    """``n`` rollout workers as the config asks: Ray actors (``cfg.ray``) or local processes."""
-    if cfg.ray:
+    """``n`` rollout workers as the config asks: Ray actors (``cfg.ray``) or local processes
+    (none for ``n`` 0: a run with nothing left to collect)."""
+    if cfg.ray and n > 0:
         return RayWorkers(cfg, n, rng_states, log=log)
     return Workers(cfg, n, rng_states)
 

@@ -1,0 +1,148 @@
+"""``paohuzi-recipe`` (issue 40): every stage in miniature (``--smoke``), a second run that
+skips them all, a run stopped mid-PPO that continues where it stopped, changed settings
+refused, and bad recipes and options named."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+torch = pytest.importorskip("torch")
+
+from paohuzi_training.checkpoint import load_checkpoint  # noqa: E402
+from paohuzi_training.recipe import STAGES, load_recipe, main  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+HUAIHUA = ROOT / "configs" / "recipes" / "huaihua.yaml"
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Path:
+    """The smoke recipe's first three stages, run once for the tests below to copy."""
+    out = tmp_path_factory.mktemp("recipe") / "run"
+    assert main([str(HUAIHUA), "--smoke", "--out", str(out), "--stages",
+                 "labels,clone,distill"]) == 0
+    return out
+
+
+def _records(out: Path) -> dict[str, dict]:
+    return {s: json.loads((out / s / "stage.json").read_text()) for s in STAGES
+            if (out / s / "stage.json").is_file()}
+
+
+def test_smoke_runs_every_stage_then_skips_them(base, tmp_path, capsys):
+    out = tmp_path / "run"
+    shutil.copytree(base, out)
+    assert main([str(HUAIHUA), "--smoke", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    recs = _records(out)
+    assert sorted(recs) == sorted(STAGES) and all(r["complete"] for r in recs.values())
+    assert all("skipped" in line for line in text.splitlines()
+               if line.startswith("[") and any(f"] {s}:" in line for s in STAGES[:3]))
+    # what each stage was made from: its settings, the seed, its inputs' digests
+    assert recs["ppo"]["settings"]["init_from"] == "distill/checkpoints/distill__1/final.pt"
+    assert recs["ppo"]["seed"] == 1 and set(recs["ppo"]["inputs"]) == {recs["ppo"]["settings"]["init_from"]}
+    assert recs["distill"]["settings"]["distill_labels"] == ["labels"]
+    final = load_checkpoint(out / "ppo/checkpoints/ppo__1/final.pt")
+    assert final["global_step"] == 2048
+    ev = json.loads((out / "evaluate" / "vs-expert.json").read_text())
+    assert ev["deals"] == 12 and ev["seed"] == 20261230 and ev["ci95"][0] <= ev["mean_points"]
+    exported = load_checkpoint(out / "export" / "huaihua.safetensors")
+    assert exported["config"]["actor"] == "conv" and exported["config"]["wait_features"]
+    assert "against two expert:" in text
+    # a second run: every stage complete and unchanged, so nothing runs and nothing is written
+    mtimes = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    assert main([str(HUAIHUA), "--smoke", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert text.count("skipped") >= len(STAGES) and "| ran |" not in text
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == mtimes
+
+
+DRIVER = r"""
+import os, signal, sys
+import paohuzi_training.ppo as ppo
+real = ppo.ppo_update
+def update(*a, **k):  # the first update of this process: SIGTERM, as a kill -TERM would
+    stats = real(*a, **k)
+    if not getattr(update, "sent", False):
+        update.sent = True
+        os.kill(os.getpid(), signal.SIGTERM)
+    return stats
+ppo.ppo_update = update
+from paohuzi_training.recipe import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_stopped_mid_ppo_continues(base, tmp_path):
+    out = tmp_path / "run"
+    shutil.copytree(base, out)
+    args = [str(HUAIHUA), "--smoke", "--out", str(out), "--stages", "ppo"]
+    proc = subprocess.run([sys.executable, "-c", DRIVER, *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 130, proc.stderr[-2000:]
+    assert "run the same command again to continue" in proc.stderr
+    rec = _records(out)["ppo"]
+    assert rec["complete"] is False and rec["runs"] == 1
+    latest = load_checkpoint(out / "ppo/checkpoints/ppo__1/latest.pt")
+    assert latest["global_step"] == 1024  # one iteration of the smoke's two
+    proc = subprocess.run([sys.executable, "-m", "paohuzi_training.recipe", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "ppo (continuing)" in proc.stdout and "continuing ppo/checkpoints" in proc.stdout
+    rec = _records(out)["ppo"]
+    assert rec["complete"] is True and rec["runs"] == 2
+    assert load_checkpoint(out / "ppo/checkpoints/ppo__1/final.pt")["global_step"] == 2048
+
+
+def test_changed_settings_are_refused(base, tmp_path, capsys):
+    out = tmp_path / "run"
+    shutil.copytree(base, out)
+    data = yaml.safe_load(HUAIHUA.read_text())
+    data["smoke"]["distill"]["distill_epochs"] = 2
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(yaml.safe_dump(data))
+    assert main([str(changed), "--smoke", "--out", str(out), "--stages", "distill"]) == 2
+    err = capsys.readouterr().err
+    assert "distill was made with other settings (distill_epochs differ)" in err
+    # the clone changed: the distillation's input differs, so it is refused too
+    (out / "clone" / "model.pt").write_bytes(b"not the clone")
+    assert main([str(HUAIHUA), "--smoke", "--out", str(out), "--stages", "distill"]) == 2
+    assert "inputs (clone/model.pt)" in capsys.readouterr().err
+
+
+def test_bad_recipes_and_options(tmp_path, capsys):
+    def fails(recipe: dict | str, *args: str) -> str:
+        path = tmp_path / "r.yaml"
+        path.write_text(recipe if isinstance(recipe, str) else yaml.safe_dump(recipe))
+        assert main([str(path), "--out", str(tmp_path / "o"), *args]) == 2
+        return capsys.readouterr().err
+
+    good = yaml.safe_load(HUAIHUA.read_text())
+    assert "unknown key(s) ['epochs']" in fails({**good, "epochs": 3})
+    assert "allowed:" in fails({**good, "labels": {"hand": 4}})
+    assert "set by the recipe itself" in fails({**good, "ppo": {**good["ppo"], "init_from": "x.pt"}})
+    assert "config 'actor' must be one of" in fails({**good, "network": {"actor": "transformer"}})
+    assert "must be a search spec" in fails({**good, "labels": {"search": "expert"}})
+    assert "not valid YAML" in fails("name: [")
+    assert "unknown stage(s) ['train']" in fails(good, "--stages", "labels,train")
+    assert "needs distill/checkpoints/distill__1/final.pt" in fails(good, "--stages", "ppo")
+    assert main([str(tmp_path / "missing.yaml")]) == 2
+    assert "not found" in capsys.readouterr().err
+
+
+def test_recipes_differ_only_where_the_rules_do():
+    """The two shipped recipes: the same network and PPO settings; their own rules, label
+    count and evaluation seed (each fixed before any run)."""
+    h, y = load_recipe(HUAIHUA), load_recipe(ROOT / "configs/recipes/yongzhou.yaml")
+    assert (h.rules, y.rules) == ("huaihua", "yongzhou")
+    assert h.network == y.network and h.stages["ppo"] == y.stages["ppo"]
+    assert h.stages["evaluate"]["seed"] != y.stages["evaluate"]["seed"]
+    smoke = load_recipe(HUAIHUA, smoke=True, seed=7)
+    assert smoke.seed == 7 and smoke.stages["ppo"]["total_steps"] == 2048
