@@ -1,15 +1,17 @@
-"""The trainer's batches: per-transition arrays, GAE over one trajectory, and the carry.
+"""The trainer's batches: the per-tick buffers, the learner's transitions and their advantages.
 
-A rollout (:class:`paohuzi_training.rollout.Rollout`) collects transitions of finished hands into lists
-per key of :data:`BATCH_KEYS`; :func:`trajectory_gae` appends one (hand, seat) trajectory with
-its advantages; :func:`finish_batch` cuts exactly the asked number and keeps the rest as the
-rollout's ``carry`` for its next call (:func:`take_carry`), so every iteration has the same size
-and a resumed run reaches the same step count; :func:`merge` joins the batches of the workers.
+A rollout (:class:`paohuzi_training.rollout.Rollout`) adds each tick's learner transitions to a
+:class:`TransitionStore` as arrays, closes a (hand, seat) trajectory with its reward when the
+hand ends, and takes exactly the asked number of finished transitions, with GAE computed over
+every trajectory at once (:func:`_advantages`; trajectories of different seats or hands never
+mix); what finished beyond that number is the store's ``carry`` and opens the next batch, so
+every iteration has the same size and a resumed run reaches the same step count. :func:`merge`
+joins the batches of the workers.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -19,13 +21,6 @@ from .config import PPOConfig
 
 BATCH_KEYS = ("obs", "mask", "action", "logp", "value", "adv", "ret", "extra", "prior")
 """The per-transition arrays of a batch."""
-
-
-class HasCarry(Protocol):
-    """What the carry helpers need of a rollout: its config and the transitions it kept."""
-
-    cfg: PPOConfig
-    carry: dict[str, np.ndarray] | None
 
 
 class TickBuffers(NamedTuple):
@@ -56,66 +51,99 @@ def tick_buffers(vg: Any) -> TickBuffers:
     )
 
 
-def new_batch() -> dict[str, list]:
-    """Empty lists, one per key of :data:`BATCH_KEYS`."""
-    return {k: [] for k in BATCH_KEYS}
+class TransitionStore:
+    """The learner's transitions of one rollout, kept as one array chunk per tick (no Python
+    object per transition), each row tagged with its trajectory: one (hand, learner seat).
+
+    :meth:`add` appends a tick's rows; :meth:`finish` closes a trajectory with its reward (on
+    its last transition: hands are end-rewarded); :meth:`take` returns the first ``n``
+    transitions of finished trajectories, in the order they finished (and chronological within
+    each), with their advantages (GAE over each trajectory alone, or the rollout advantages of
+    ``advantage: rollout``) and returns. Finished transitions beyond ``n`` are kept as
+    :attr:`carry` and open the next batch, so every iteration has the same size; unfinished
+    trajectories wait for their hands to end."""
+
+    def __init__(self, cfg: PPOConfig) -> None:
+        self.cfg = cfg
+        self.chunks: list[dict[str, np.ndarray]] = []
+        self.finished: dict[int, tuple[int, float]] = {}  # trajectory -> (finish order, reward)
+        self.order = 0
+        self.carry: dict[str, np.ndarray] | None = None
+
+    def add(self, tid: np.ndarray, **rows: np.ndarray | None) -> None:
+        """One tick's rows (``BATCH_KEYS`` but ``adv`` and ``ret``, plus ``dev``: the rollout
+        advantage), row ``j`` of trajectory ``tid[j]``."""
+        self.chunks.append({"tid": tid, **{k: v for k, v in rows.items() if v is not None}})
+
+    def finish(self, tid: int, reward: float) -> None:
+        """Trajectory ``tid`` is complete; ``reward`` arrives on its last transition."""
+        self.finished[tid] = (self.order, reward)
+        self.order += 1
+
+    def take(self, n: int) -> dict[str, Any]:
+        """The first ``n`` finished transitions (see the class docstring)."""
+        cfg = self.cfg
+        keys = [k for k in BATCH_KEYS if k not in ("adv", "ret", "extra")] + ["dev"]
+        if cfg.central_critic:
+            keys.append("extra")
+        rows: dict[str, Any] = {k: np.concatenate([c[k] for c in self.chunks]) if self.chunks else None
+                for k in ["tid", *keys]}
+        new: dict[str, np.ndarray] = {}
+        if rows["tid"] is not None and self.finished:
+            tid = rows["tid"]
+            fin = np.fromiter((t in self.finished for t in tid.tolist()), np.bool_, len(tid))
+            self.chunks = [{k: v[~fin] for k, v in rows.items() if v is not None}] \
+                if not fin.all() else []
+            order = np.array([self.finished[t][0] for t in tid[fin].tolist()], np.int64)
+            pick = np.flatnonzero(fin)[np.argsort(order, kind="stable")]
+            t = tid[pick]
+            reward = np.array([self.finished[x][1] for x in t.tolist()], np.float32)
+            for x in set(t.tolist()):
+                del self.finished[x]
+            new = {k: rows[k][pick] for k in keys}
+            new["adv"], new["ret"] = _advantages(t, new["value"], reward, new.pop("dev"), cfg)
+        joined: dict[str, Any] = {}
+        for k in BATCH_KEYS:
+            parts = [x[k] for x in (self.carry, new) if x and k in x]
+            if k == "extra" and not cfg.central_critic:
+                total = sum(len(x["action"]) for x in (self.carry, new) if x)
+                joined[k] = np.zeros((total, 0), np.float32)
+            else:
+                joined[k] = np.concatenate(parts) if parts else np.zeros(0)
+        total = len(joined["action"])
+        self.carry = {k: v[n:] for k, v in joined.items()} if total > n else None
+        return {k: v[:n] for k, v in joined.items()}
 
 
-def take_carry(roll: HasCarry, out: dict) -> int:
-    """Start ``out`` (lists per key) with the transitions a rollout kept from its last call;
-    returns how many."""
-    carry = roll.carry
-    roll.carry = None
-    if not carry:
-        return 0
-    for k in BATCH_KEYS:
-        out[k].append(carry[k])
-    return len(carry["action"])
-
-
-def finish_batch(roll: HasCarry, out: dict, n: int) -> dict:
-    """Concatenate ``out``'s lists; keep all but the first ``n`` transitions in ``roll.carry``
-    for the next call; returns the first ``n``."""
-    total = sum(len(x) for x in out["action"])
-    joined: dict[str, Any] = {}
-    for k in BATCH_KEYS:
-        if k == "extra" and not roll.cfg.central_critic:
-            joined[k] = np.zeros((total, 0), np.float32)
-        else:
-            joined[k] = np.concatenate(out[k]) if out[k] else np.zeros(0)
-    roll.carry = {k: v[n:] for k, v in joined.items()} if total > n else None
-    return {k: v[:n] for k, v in joined.items()}
-
-
-def trajectory_gae(traj: list[tuple], reward: float, cfg: PPOConfig, out: dict) -> int:
-    """Append one (hand, seat) trajectory to ``out`` with its GAE; returns its length.
-
-    ``traj`` holds (obs, mask, action, logp, value, extra, prior, rollout advantage) per
-    decision; ``reward`` arrives on the last one (hands are end-rewarded)."""
-    T = len(traj)
-    values = np.array([t[4] for t in traj], dtype=np.float32)
-    rewards = np.zeros(T, dtype=np.float32)
-    rewards[-1] = reward
-    adv = np.zeros(T, dtype=np.float32)
-    last = 0.0
-    for t in range(T - 1, -1, -1):
-        next_v = values[t + 1] if t + 1 < T else 0.0
-        delta = rewards[t] + cfg.gamma * next_v - values[t]
-        last = delta + cfg.gamma * cfg.gae_lambda * last
-        adv[t] = last
-    out["obs"].append(np.stack([t[0] for t in traj]))
-    out["mask"].append(np.stack([t[1] for t in traj]))
-    out["action"].append(np.array([t[2] for t in traj], dtype=np.int64))
-    out["logp"].append(np.array([t[3] for t in traj], dtype=np.float32))
-    out["value"].append(values)
-    out["ret"].append(adv + values)
+def _advantages(tid: np.ndarray, values: np.ndarray, reward: np.ndarray, dev: np.ndarray,
+                cfg: PPOConfig) -> tuple[np.ndarray, np.ndarray]:
+    """GAE over each trajectory (rows grouped by ``tid``, chronological within; ``reward``: each
+    row's trajectory reward, paid on its last row), all trajectories at once, one step of the
+    backward recursion per position; and the returns (advantage + value). With ``advantage:
+    rollout`` the advantages are the rollout's own (``dev``)."""
+    n = len(tid)
+    last = np.ones(n, np.bool_)
+    last[:-1] = tid[1:] != tid[:-1]
+    start = np.ones(n, np.bool_)
+    start[1:] = tid[1:] != tid[:-1]
+    first = np.maximum.accumulate(np.where(start, np.arange(n), 0))
+    pos = np.arange(n) - first
+    rewards = np.where(last, reward, np.float32(0)).astype(np.float32)
+    next_v = np.zeros(n, np.float32)
+    next_v[:-1] = np.where(last[:-1], np.float32(0), values[1:])
+    delta = rewards + cfg.gamma * next_v - values
+    adv = np.zeros(n, np.float32)
+    gl = cfg.gamma * cfg.gae_lambda
+    for k in range(int(pos.max()) if n else -1, -1, -1):
+        at = np.flatnonzero(pos == k)
+        nxt = np.zeros(len(at), np.float32)
+        inner = ~last[at]
+        nxt[inner] = adv[at[inner] + 1]
+        adv[at] = delta[at] + gl * nxt
+    ret = adv + values
     if cfg.advantage == "rollout":
-        adv = np.array([t[7] for t in traj], dtype=np.float32)
-    out["adv"].append(adv)
-    out["prior"].append(np.array([t[6] for t in traj], dtype=np.int64))
-    if cfg.central_critic:
-        out["extra"].append(np.stack([t[5] for t in traj]))
-    return T
+        adv = dev.astype(np.float32)
+    return adv, ret
 
 
 def merge(batches: list[dict]) -> dict:

@@ -34,7 +34,7 @@ from paohuzi_env.backends.select import resolve_backend, vector_game_class
 from paohuzi_env.encode.rewards import reward_from_scores
 from paohuzi_env.game.actions import NUM_ACTIONS
 
-from .batch import finish_batch, new_batch, take_carry, tick_buffers, trajectory_gae
+from .batch import TransitionStore, tick_buffers
 from .config import PPOConfig
 from .model import ActorCritic, model_for, network_input
 
@@ -72,9 +72,16 @@ class Rollout:
         self.kind = np.zeros(n, np.int64)
         self.learner_seat = np.full(n, -1, np.int64)  # -1: every seat is the learner
         self.snap = np.zeros(n, np.int64)
-        self.traj: list[dict[int, list[tuple]]] = [{} for _ in range(n)]
+        self.traj = np.full((n, 3), -1, np.int64)  # each learner seat's trajectory, else -1
+        self.traj_len = np.zeros((n, 3), np.int64)  # its transitions so far
+        self.next_traj = 0
+        self.store = TransitionStore(cfg)
         self.base: list[tuple | None] = [None] * n  # reward_baseline "expert": that deal's points
-        self.carry: dict[str, np.ndarray] | None = None  # transitions beyond the last batch
+
+    @property
+    def carry(self) -> dict[str, np.ndarray] | None:
+        """Finished transitions beyond the last batch: they open the next one."""
+        return self.store.carry
 
     # ------------------------------------------------------------------ setup
 
@@ -113,11 +120,16 @@ class Rollout:
             w = self.snapshot_weights if len(self.snapshot_weights) == len(self.snapshots) \
                 else np.ones(len(self.snapshots))
             self.snap[i] = int(self.rng.choice(len(self.snapshots), p=w / w.sum()))
-        self.traj[i] = {s: [] for s in range(3) if kind == SELF or s == learner}
+        for s in range(3):
+            self.traj[i, s] = self.next_traj if kind == SELF or s == learner else -1
+            self.next_traj += int(kind == SELF or s == learner)
+        self.traj_len[i] = 0
         self.base[i] = None
         if cfg.reward_baseline == "expert":  # the deal as three experts play it
             assert self.vg is not None
             g = self.vg.hand(i)  # a copy of the fresh hand: nobody has decided anything yet
+            if hasattr(g, "playout"):  # the core: played out in one call
+                g = g.playout("expert")
             while not g.done:
                 g.step(g.expert_action())
             assert g.result is not None
@@ -149,11 +161,10 @@ class Rollout:
         waits = vg.wait_features() if self.model.waits else None  # the buffer, filled per tick
         r_act = np.zeros((n, 3), np.float32)
         r_pri = np.zeros((n, 3), np.float32)
-        out = new_batch()
         stats: dict[str, Any] = {"invalid_actions": 0, "hands": 0, "by_opponent": {}}
         t_start = time.perf_counter()
         t_net = 0.0  # forward passes (learner and snapshots)
-        ready = take_carry(self, out)
+        ready = 0 if self.carry is None else len(self.carry["action"])
         while ready < n_steps:
             vg.observe(obs, mask8, seat, decision)
             if waits is not None:
@@ -205,17 +216,16 @@ class Rollout:
                                 s = int(seat[i])
                                 dev[j] = self._scale(float(r_act[i, s] - r_pri[i, s]))
                 stats["invalid_actions"] += int((~logits_ok).sum())
-                for j, i in enumerate(idx):
-                    self.traj[i][int(seat[i])].append((
-                        x[i].copy(), mask[i].copy(), int(a[j]), float(logp[j]),
-                        float(values[j]), None if extra is None else extra[j].copy(),
-                        int(prior[i]), float(dev[j]),
-                    ))
+                s_idx = seat[idx]
+                self.store.add(self.traj[idx, s_idx], obs=x[idx], mask=mask[idx], action=a,
+                               logp=logp.astype(np.float32), value=values.astype(np.float32),
+                               extra=extra, prior=prior[idx].copy(), dev=dev)
+                self.traj_len[idx, s_idx] += 1
             vg.step(actions, rewards, done)
             for i in np.flatnonzero(done):
-                ready += self._finish(int(i), rewards[i], out, stats)
+                ready += self._finish(int(i), rewards[i], stats)
                 self._new_table(int(i))
-        batch = finish_batch(self, out, n_steps)
+        batch = self.store.take(n_steps)
         stats["seconds"] = {"collect": time.perf_counter() - t_start, "inference": t_net}
         batch["stats"] = stats
         batch["rng_state"] = self.rng.bit_generator.state
@@ -239,8 +249,9 @@ class Rollout:
         """Points on the reward's scale (``normalized``: / 64, clipped)."""
         return reward_from_scores((points,), 0, self.cfg.reward, None)
 
-    def _finish(self, i: int, points: np.ndarray, out: dict, stats: dict) -> int:
-        """GAE over each learner seat's trajectory of slot ``i``'s finished hand."""
+    def _finish(self, i: int, points: np.ndarray, stats: dict) -> int:
+        """Close each learner seat's trajectory of slot ``i``'s finished hand with its reward;
+        returns their transitions."""
         cfg = self.cfg
         stats["hands"] += 1
         raw = tuple(float(x) for x in points)
@@ -256,11 +267,12 @@ class Rollout:
             winner = last[0].result.winner
         n = 0
         tag = self._tag(i)
-        for s, traj in self.traj[i].items():
-            if not traj:
+        for s in range(3):
+            length = int(self.traj_len[i, s])
+            if self.traj[i, s] < 0 or not length:
                 continue
-            reward = reward_from_scores(scores, s, cfg.reward, winner)
-            n += trajectory_gae(traj, reward, cfg, out)
+            self.store.finish(int(self.traj[i, s]), reward_from_scores(scores, s, cfg.reward, winner))
+            n += length
             if tag != "self":
                 acc = stats["by_opponent"].setdefault(tag, [0.0, 0])
                 acc[0] += raw[s]

@@ -386,8 +386,9 @@ def test_an_interrupted_run_saves_and_resumes_to_the_same_step_count(tmp_path, s
 
 
 def test_training_bench_prints_both_rates_and_their_ratio(capsys):
-    """python -m paohuzi_training.bench: (a) the network's compute rate, (b) the trainer's end-to-end
-    rate, and their ratio, for the config given (numbers measured, never asserted)."""
+    """python -m paohuzi_training.bench: the reference ceiling, (a) the network's compute rate,
+    (b) the trainer's end-to-end rate, and (b) over each, for the config given (numbers
+    measured, never asserted)."""
     from paohuzi_training.bench import main as bench_main
 
     assert bench_main(["--config", str(ROOT / "configs" / "ppo-tiny.yaml"), "--iterations", "2",
@@ -395,8 +396,10 @@ def test_training_bench_prints_both_rates_and_their_ratio(capsys):
     out = capsys.readouterr().out
     assert "(a) network compute" in out and "decisions/s" in out
     assert "(b) trainer end to end: 600 decisions" in out
-    assert "(b)/(a) = " in out
+    assert "reference ceiling: a 256-wide MLP actor (763 in, 61 out) and critic (923 in)" in out
+    assert "(b) / ceiling = " in out and "(b) / (a) = " in out
     assert bench_main(["--config", "nope.yaml"]) == 2
+    assert bench_main(["--config", "configs/recipes/nope.yaml"]) == 2
 
 
 def test_a_run_ends_with_records_of_its_worst_evaluated_games(tmp_path, monkeypatch):
