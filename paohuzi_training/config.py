@@ -58,7 +58,7 @@ class PPOConfig:
     (``python -m paohuzi_training.bench`` measures it) and is slower on one without."""
     critic_hidden: int = 0
     """Width of the critic's two hidden layers; 0: ``hidden``. The critic is used in training
-    only (never exported), so a narrower one saves update time without touching the actor."""
+    only (play reads the actor), so a narrower one saves update time without touching it."""
     actor: str = "mlp"
     """The actor's network: ``mlp`` (two hidden layers over the flat observation) or ``conv``
     (per-kind features convolved along the ten numbers, small and big cards as channels, then
@@ -338,9 +338,11 @@ def validate(cfg: PPOConfig) -> None:
         raise ValueError(f"config 'device' must be auto, cpu or cuda, got {cfg.device!r}")
 
 
-def load_config(path: str | Path | None, overrides: list[str] | None = None) -> PPOConfig:
-    """Read a YAML config and apply ``key=value`` overrides."""
-    values: dict[str, Any] = {}
+def load_config(path: str | Path | None, overrides: list[str] | None = None,
+                base: dict[str, Any] | None = None) -> PPOConfig:
+    """Read a YAML config and apply ``key=value`` overrides; ``base``: values to start from
+    (a checkpoint's own config) instead of the defaults."""
+    values: dict[str, Any] = dict(base or {})
     if path is not None:
         p = Path(path)
         if not p.is_file():

@@ -24,9 +24,9 @@ cross-entropy and its value loss go to TensorBoard (``distill/...``) and the log
 The phase runs in resumable pieces: after every epoch the network, the optimiser, the epoch and
 the generator state are written atomically to ``checkpoints/<run>__<seed>/distill.pt`` (the same
 file replaced, loadable with ``weights_only=True``); a run started again with the same config
-continues from the last finished epoch. ``paohuzi-train --config configs/distill.yaml`` runs the
-phase (``distill_labels``: the label directories) and then PPO from the distilled network, with
-an optional KL penalty toward it (``kl_coef``, decaying over ``kl_decay_steps``; see
+continues from the last finished epoch. ``paohuzi-recipe``'s ``distill`` stage runs the
+phase (``distill_labels``: the label directories) and its ``ppo`` stage then PPO from the
+distilled network, with an optional KL penalty toward it (``kl_coef``, decaying over ``kl_decay_steps``; see
 :func:`paohuzi_training.ppo.ppo_update`).
 """
 

@@ -48,7 +48,9 @@ def resume_state(resume: str, cfg: PPOConfig, log, trust: bool | None = None) ->
     data = load_checkpoint(resume, rules=cfg.resolved_rules, trust=trust)
     if data.get("policy_only"):
         raise ValueError(f"{resume} is a play-only export; resume from the run's latest.pt")
-    saved, given = data["config"], to_dict(cfg)
+    # a key the saved config lacks (added to the trainer since) counts at its default
+    saved = {**to_dict(PPOConfig()), **data["config"]}
+    given = to_dict(cfg)
     diff = sorted(k for k in set(saved) | set(given) if saved.get(k) != given.get(k))
     fixed = [k for k in diff if k not in RESUME_MAY_CHANGE]
     if fixed:

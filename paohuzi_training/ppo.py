@@ -33,7 +33,7 @@ from paohuzi_env.backends.select import resolve_backend, vector_game_class
 
 from .batch import merge
 from .bc import behaviour_clone
-from .checkpoint import save_checkpoint
+from .checkpoint import load_checkpoint, save_checkpoint
 from .config import PPOConfig, load_config, to_dict
 from .housekeeping import (
     StopFlag,
@@ -352,7 +352,8 @@ def main(argv: list[str] | None = None) -> int:
     """
     p = argparse.ArgumentParser(prog="paohuzi-train", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--config", default=None, help="YAML config (default: the built-in defaults)")
+    p.add_argument("--config", default=None, help="YAML config (default: with --resume, the "
+                   "checkpoint's own config; else the built-in defaults)")
     p.add_argument("--resume", default=None, help="checkpoint to continue from")
     p.add_argument("--trust-checkpoint", action="store_true",
                    help="resume even from a file that needs arbitrary pickled objects (can run code)")
@@ -367,7 +368,10 @@ def main(argv: list[str] | None = None) -> int:
             overrides.insert(0, a.ray)
             a.ray = "local"
         overrides += [f"ray={a.ray}"] if a.ray else []
-        cfg = load_config(a.config, overrides)
+        base = None
+        if a.resume and a.config is None:  # the run's own config, kept in its checkpoint
+            base = load_checkpoint(a.resume, trust=a.trust_checkpoint or None)["config"]
+        cfg = load_config(a.config, overrides, base)
         train(cfg, resume=a.resume, trust=a.trust_checkpoint or None)
     except ValueError as e:
         print(f"paohuzi-train: error: {e}", file=sys.stderr)

@@ -183,7 +183,7 @@ def test_tiny_recipe_under_yongzhou(tmp_path, monkeypatch):
     """Issue 26 item 5: the recipe under ``yongzhou`` (two 王, observation v2): labels from the
     search, a conv actor cloned from expert then distilled, exported for the core, and played by
     ``network:`` and ``checkpoint:`` with the same results (the PPO phase is the one tested
-    above; ``configs/distill-yongzhou.yaml`` is the full-size run)."""
+    above; ``configs/recipes/yongzhou.yaml`` is the full-size run)."""
     from paohuzi_training.checkpoint import export_policy
     from paohuzi_training.label import load_labels
 

@@ -96,12 +96,61 @@ def test_tiny_training_run_resumes_and_evaluates(tmp_path, monkeypatch):
         g.step(a)
 
 
+def test_narrow_critic_and_bfloat16_update(tmp_path, monkeypatch):
+    """critic_hidden sizes the critic alone; update_precision bfloat16 trains (logits and
+    log-probabilities stay float32, so a batch's recomputed log-probabilities match the
+    rollout's to bfloat16's rounding of the layers), and the checkpoint plays as an agent."""
+    from paohuzi_training.bench import _random_batch
+    from paohuzi_training.model import model_for
+    from paohuzi_training.policy import load_checkpoint_agent
+
+    monkeypatch.chdir(tmp_path)
+    cfg = _tiny(critic_hidden=8, update_precision="bfloat16", central_critic=True,
+                total_steps=1000)
+    model = model_for(cfg)
+    assert model.critic[0].out_features == 8 and model.actor[0].out_features == 32
+    b = _random_batch(cfg, 256, np.random.default_rng(0))
+    o, m, a = (torch.from_numpy(b[k]) for k in ("obs", "mask", "action"))
+    e = torch.from_numpy(b["extra"])
+    with torch.no_grad():
+        lp32, _, v32 = model.evaluate(o, m, a, e)
+        with torch.autocast("cpu", torch.bfloat16):
+            lp16, _, v16 = model.evaluate(o, m, a, e)
+    assert lp16.dtype == torch.float32 and v16.dtype == torch.float32
+    assert 0 < (lp16 - lp32).abs().max() < 0.05
+    final = train(cfg, log=lambda *a: None)
+    agent = load_checkpoint_agent(str(final), seed=0, rules="huaihua")
+
+    g = Game(seed=3)
+    assert agent(g.view(g.current_player)) in g.legal_actions()
+    with pytest.raises(ValueError, match="update_precision"):
+        _tiny(update_precision="float16")
+    with pytest.raises(ValueError, match="critic_hidden"):
+        _tiny(critic_hidden=-1)
+
+
 def test_resume_refuses_a_changed_config(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     train(_tiny(total_steps=300), log=lambda *a: None)
     with pytest.raises(ValueError, match="hidden"):
         train(_tiny(hidden=16), resume=str(tmp_path / "checkpoints/t__1/latest.pt"),
               log=lambda *a: None)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "checkpoints" / "resume").glob("*.pt")))
+def test_committed_resume_states_resume_with_their_own_config(name, tmp_path, monkeypatch):
+    """``paohuzi-train --resume PATH`` with no --config takes the run's config from the
+    checkpoint: every committed resume state continues (here to the step it holds: nothing to
+    train, the final checkpoint written), although its config predates keys added since."""
+    from paohuzi_training.ppo import main
+
+    path = ROOT / "checkpoints" / "resume" / name
+    step = load_checkpoint(path)["global_step"]
+    monkeypatch.chdir(tmp_path)
+    assert main(["--resume", str(path), f"total_steps={step}", "final_eval_deals=0",
+                 "eval_every=0"]) == 0
+    final = next(tmp_path.glob("checkpoints/*/final.pt"))
+    assert load_checkpoint(final)["global_step"] == step
 
 
 def test_checkpoint_errors_are_clear(tmp_path):
