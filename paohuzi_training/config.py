@@ -52,10 +52,12 @@ class PPOConfig:
     """Width of the two hidden layers of the actor and the critic (for ``actor: conv``, of
     the actor's head)."""
     update_precision: str = "float32"
-    """The PPO update's arithmetic: ``float32``, or ``bfloat16`` (autocast: the layers' matrix
-    products in bfloat16, the weights, the optimiser, the logits and the losses in float32).
-    bfloat16 runs the conv actor's update about 1.8x faster on a CPU with AVX512-BF16 or AMX
-    (``python -m paohuzi_training.bench`` measures it) and is slower on one without."""
+    """The PPO update's arithmetic: ``float32``, ``bfloat16`` (autocast: the layers' matrix
+    products in bfloat16, the weights, the optimiser, the logits and the losses in float32), or
+    ``auto``: bfloat16 where the hardware does it natively (a CPU with AVX512-BF16 or AMX, a
+    CUDA device with bfloat16), else float32. bfloat16 runs the conv actor's update about 1.8x
+    faster on such a CPU (``python -m paohuzi_training.bench`` measures it) and is slower on
+    one without."""
     critic_hidden: int = 0
     """Width of the critic's two hidden layers; 0: ``hidden``. The critic is used in training
     only (play reads the actor), so a narrower one saves update time without touching it."""
@@ -285,8 +287,8 @@ def validate(cfg: PPOConfig) -> None:
             raise ValueError(f"config {name!r} must be >= 1, got {getattr(cfg, name)}")
     if cfg.workers < 0:
         raise ValueError(f"config 'workers' must be >= 0, got {cfg.workers}")
-    if cfg.update_precision not in ("float32", "bfloat16"):
-        raise ValueError(f"config 'update_precision' must be float32 or bfloat16, got "
+    if cfg.update_precision not in ("float32", "bfloat16", "auto"):
+        raise ValueError(f"config 'update_precision' must be float32, bfloat16 or auto, got "
                          f"{cfg.update_precision!r}")
     if cfg.critic_hidden < 0:
         raise ValueError(f"config 'critic_hidden' must be >= 0 (0: hidden), got {cfg.critic_hidden}")

@@ -31,6 +31,20 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+def bfloat16_update(precision: str, device: Any) -> bool:
+    """Whether the PPO update runs its matrix products in bfloat16: ``update_precision``
+    ``bfloat16``, or ``auto`` on hardware that does them natively (a CUDA device with bfloat16,
+    a CPU with AVX512-BF16 or AMX); ``float32`` never."""
+    if precision != "auto":
+        return precision == "bfloat16"
+    if torch.device(device).type == "cuda":
+        return bool(torch.cuda.is_bf16_supported())
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False
+
+
 RESUME_MAY_CHANGE = frozenset({
     "total_steps", "workers", "eval_every", "eval_deals", "eval_opponents", "final_eval_deals",
     "save_every", "save_minutes", "device", "backend", "overlap", "save_records", "torch_threads",

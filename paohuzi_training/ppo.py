@@ -37,6 +37,7 @@ from .checkpoint import load_checkpoint, save_checkpoint
 from .config import PPOConfig, load_config, to_dict
 from .housekeeping import (
     StopFlag,
+    bfloat16_update,
     eval_summary,
     evaluate_checkpoint,
     frozen,
@@ -282,7 +283,7 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
     kls: list[float] = []
     stats: dict[str, float] = {}
     perms = [rng.permutation(n) for _ in range(cfg.update_epochs)]
-    bf16 = cfg.update_precision == "bfloat16"
+    bf16 = bfloat16_update(cfg.update_precision, device)
     dev_type = torch.device(device).type
     # The frozen reference's log-probabilities, once per batch (they do not change between
     # epochs): every row while the penalty is on, else each epoch's first minibatch, for the log.

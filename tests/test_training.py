@@ -123,7 +123,11 @@ def test_narrow_critic_and_bfloat16_update(tmp_path, monkeypatch):
 
     g = Game(seed=3)
     assert agent(g.view(g.current_player)) in g.legal_actions()
-    with pytest.raises(ValueError, match="update_precision"):
+    from paohuzi_training.housekeeping import bfloat16_update
+
+    assert not bfloat16_update("float32", "cpu") and bfloat16_update("bfloat16", "cpu")
+    assert bfloat16_update("auto", "cpu") == torch.ops.mkldnn._is_mkldnn_bf16_supported()
+    with pytest.raises(ValueError, match="update_precision' must be float32, bfloat16 or auto"):
         _tiny(update_precision="float16")
     with pytest.raises(ValueError, match="critic_hidden"):
         _tiny(critic_hidden=-1)
