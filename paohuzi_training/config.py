@@ -122,6 +122,11 @@ class PPOConfig:
     """Share of hands against two past snapshots (sampled preferring those that beat it)."""
     opponent_bots: dict = field(default_factory=lambda: {"expert": 0.4, "greedy": 0.1})
     """Shares of hands against two copies of each rule-based bot."""
+    opponent_agents: dict = field(default_factory=dict)
+    """Shares of hands against two fixed copies of any agent spec (``checkpoint:PATH``,
+    ``network:PATH``, ``search:...``, a bot): what ``paohuzi-exploit`` trains a best response
+    against, and a league option (say the exploiters of ``checkpoints/exploiters/``). A
+    ``checkpoint:`` network plays batched in torch; other agents decide hand by hand."""
     snapshot_every: int = 20
     """Iterations between snapshots added to the opponent pool."""
     snapshot_pool: int = 8
@@ -292,12 +297,23 @@ def validate(cfg: PPOConfig) -> None:
                          f"{cfg.update_precision!r}")
     if cfg.critic_hidden < 0:
         raise ValueError(f"config 'critic_hidden' must be >= 0 (0: hidden), got {cfg.critic_hidden}")
-    shares = [cfg.opponent_self, cfg.opponent_snapshots, *cfg.opponent_bots.values()]
+    shares = [cfg.opponent_self, cfg.opponent_snapshots, *cfg.opponent_bots.values(),
+              *cfg.opponent_agents.values()]
     if any(s < 0 for s in shares) or sum(shares) <= 0:
         raise ValueError("opponent shares must be non-negative and not all zero")
     bad = sorted(set(cfg.opponent_bots) - set(bot_names()))
     if bad:
         raise ValueError(f"unknown bot(s) {bad} in opponent_bots; valid: {', '.join(bot_names())}")
+    for spec, share in cfg.opponent_agents.items():
+        if not isinstance(spec, str) or isinstance(share, bool) or not isinstance(share, (int, float)):
+            raise ValueError(f"opponent_agents maps agent specs to shares, got {spec!r}: {share!r}")
+        from paohuzi_env.agents import make_agent
+
+        try:
+            make_agent(spec, seed=0, rules=cfg.resolved_rules)
+        except (ValueError, KeyError) as e:
+            raise ValueError(f"opponent_agents: {spec!r} is not an agent this trainer can "
+                             f"build: {e}") from None
     if cfg.reward_baseline not in ("none", "expert"):
         raise ValueError(f"config 'reward_baseline' must be none or expert, got {cfg.reward_baseline!r}")
     if cfg.reward_baseline != "none" and cfg.reward == "win":

@@ -55,10 +55,12 @@ from .workers import make_workers
 
 
 def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool | None = None,
-          root: str | os.PathLike[str] = ".") -> Path:
+          root: str | os.PathLike[str] = ".", initial: Path | None = None) -> Path:
     """Train; returns the path of the final checkpoint. ``trust``: load ``resume`` even if it
     needs pickled objects (:func:`paohuzi_training.checkpoint.load_checkpoint`). ``root``: the
-    folder that holds ``checkpoints/<run>`` and ``runs/<run>`` (a recipe stage's folder)."""
+    folder that holds ``checkpoints/<run>`` and ``runs/<run>`` (a recipe stage's folder).
+    ``initial``: where to save the network PPO starts from (after cloning, ``init_from`` and
+    distillation), on a fresh start."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
@@ -142,6 +144,8 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
     if ref is None and global_step == 0 and not resume and (
             cfg.kl_coef > 0 or cfg.init_from or cfg.distill_labels):
         ref = frozen(model_for(cfg).to(device), model.state_dict())
+    if initial is not None and not resume:
+        save(initial, worker_states)
     if cfg.torch_threads:  # the PPO loop's update (behaviour cloning above used torch's default)
         torch.set_num_threads(cfg.torch_threads)
     if global_step < cfg.total_steps:

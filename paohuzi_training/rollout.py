@@ -67,6 +67,9 @@ class Rollout:
         self.snapshots: list[ActorCritic] = []
         self.snapshot_weights = np.zeros(0)
         self.bots = list(cfg.opponent_bots)
+        # fixed agents (``opponent_agents``): a checkpoint's network, batched in torch, or any
+        # agent, asked hand by hand; seeded from this worker's generator
+        self.agents = [_opponent(spec, self.rules, self.rng) for spec in cfg.opponent_agents]
         self.vg: VectorGameProtocol | None = None  # dealt at the first collect(), from self.rng
         n = cfg.games_per_worker
         self.kind = np.zeros(n, np.int64)
@@ -111,7 +114,8 @@ class Rollout:
         """Draw slot ``i``'s table for the (fresh) hand it now holds."""
         cfg = self.cfg
         shares = np.array([cfg.opponent_self, cfg.opponent_snapshots if self.snapshots else 0.0]
-                          + list(cfg.opponent_bots.values()), dtype=np.float64)
+                          + list(cfg.opponent_bots.values()) + list(cfg.opponent_agents.values()),
+                          dtype=np.float64)
         kind = int(self.rng.choice(len(shares), p=shares / shares.sum()))
         learner = int(self.rng.integers(3))
         self.kind[i] = kind
@@ -141,7 +145,9 @@ class Rollout:
             return "self"
         if k == SNAP:
             return f"snap:{int(self.snap[i])}"
-        return f"bot:{self.bots[k - 2]}"
+        if k - 2 < len(self.bots):
+            return f"bot:{self.bots[k - 2]}"
+        return f"agent:{list(self.cfg.opponent_agents)[k - 2 - len(self.bots)]}"
 
     # ------------------------------------------------------------------ collection
 
@@ -158,7 +164,9 @@ class Rollout:
         n = vg.num_hands
         obs, mask8, seat, decision, actions, prior, rewards, done = tick_buffers(vg)
         state = np.empty((n, vg.state_size), np.float32) if cfg.central_critic else None
-        waits = vg.wait_features() if self.model.waits else None  # the buffer, filled per tick
+        need_waits = self.model.waits or any(getattr(a, "waits", False) for a in self.agents)
+        waits = vg.wait_features() if need_waits else None  # the buffer, filled per tick
+        opp_prior = np.zeros(n, np.int64)
         r_act = np.zeros((n, 3), np.float32)
         r_pri = np.zeros((n, 3), np.float32)
         stats: dict[str, Any] = {"invalid_actions": 0, "hands": 0, "by_opponent": {}}
@@ -176,6 +184,12 @@ class Rollout:
                 which = ~learner & (self.kind == 2 + b)
                 if which.any():
                     vg.policy_actions(name, actions, which)
+            for k, agent in enumerate(self.agents):
+                which = ~learner & (self.kind == 2 + len(self.bots) + k)
+                if which.any():
+                    t0 = time.perf_counter()
+                    self._agent_actions(agent, which, obs, waits, mask, seat, actions, opp_prior)
+                    t_net += time.perf_counter() - t0
             snap_turn = ~learner & (self.kind == SNAP)
             if cfg.prior != "none" and snap_turn.any():
                 # a snapshot of a residual network plays on top of the prior, as the learner
@@ -231,6 +245,29 @@ class Rollout:
         batch["rng_state"] = self.rng.bit_generator.state
         return batch
 
+    def _agent_actions(self, agent, which: np.ndarray, obs: np.ndarray, waits: np.ndarray | None,
+                       mask: np.ndarray, seat: np.ndarray, actions: np.ndarray,
+                       prior: np.ndarray) -> None:
+        """A fixed agent's actions at the hands of ``which``: a checkpoint's network in one
+        batched forward pass (its most probable legal action, as ``checkpoint:`` plays), any
+        other agent hand by hand on a copy of the hand."""
+        assert self.vg is not None
+        idx = np.flatnonzero(which)
+        if not isinstance(agent, ActorCritic):
+            for i in idx:
+                actions[i] = agent.act_game(self.vg.hand(int(i)), int(seat[i]))
+            return
+        x = obs[idx]
+        if agent.waits:
+            assert waits is not None
+            x = np.concatenate([x, waits[idx]], axis=-1)
+        pt = None
+        if agent.prior != "none":
+            self.vg.policy_actions(agent.prior, prior, which)
+            pt = torch.from_numpy(prior[idx])
+        logits = agent.masked_logits(torch.from_numpy(x), torch.from_numpy(mask[idx]), pt)
+        actions[idx] = logits.argmax(-1).numpy()
+
     def _sample(self, model: ActorCritic, obs: np.ndarray, mask: np.ndarray,
                 prior: torch.Tensor | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Actions drawn from ``model``'s masked policy (inverse CDF on this worker's
@@ -278,6 +315,17 @@ class Rollout:
                 acc[0] += raw[s]
                 acc[1] += 1
         return n
+
+
+def _opponent(spec: str, rules, rng: np.random.Generator):
+    """A fixed opponent of ``opponent_agents``: a ``checkpoint:`` spec's network (batched in
+    torch by the rollout), else the agent the spec names."""
+    if spec.startswith("checkpoint:"):
+        from .checkpoint import load_checkpoint
+        from .policy import model_from_checkpoint
+
+        return model_from_checkpoint(load_checkpoint(spec.split(":", 1)[1], rules=rules))
+    return make_agent(spec, seed=int(rng.integers(2**63)), rules=rules)
 
 
 def make_rollout(cfg: PPOConfig, seed_seq: np.random.SeedSequence) -> Rollout:
