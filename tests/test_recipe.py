@@ -137,6 +137,14 @@ def test_bad_recipes_and_options(tmp_path, capsys):
     assert "not found" in capsys.readouterr().err
 
 
+def test_yongzhou_smoke(tmp_path):
+    """The yongzhou recipe in miniature: two 王, observation v2, every stage."""
+    out = tmp_path / "run"
+    assert main([str(ROOT / "configs/recipes/yongzhou.yaml"), "--smoke", "--out", str(out)]) == 0
+    exported = load_checkpoint(out / "export" / "yongzhou.safetensors")
+    assert exported["obs_version"] == "paohuzi-obs-v2" and exported["rules"]["name"] == "yongzhou"
+
+
 def test_recipes_differ_only_where_the_rules_do():
     """The two shipped recipes: the same network and PPO settings; their own rules, label
     count and evaluation seed (each fixed before any run)."""
@@ -144,5 +152,7 @@ def test_recipes_differ_only_where_the_rules_do():
     assert (h.rules, y.rules) == ("huaihua", "yongzhou")
     assert h.network == y.network and h.stages["ppo"] == y.stages["ppo"]
     assert h.stages["evaluate"]["seed"] != y.stages["evaluate"]["seed"]
+    quick = load_recipe(ROOT / "configs/recipes/quickstart.yaml")
+    assert quick.network == h.network and quick.rules == "huaihua"
     smoke = load_recipe(HUAIHUA, smoke=True, seed=7)
     assert smoke.seed == 7 and smoke.stages["ppo"]["total_steps"] == 2048
