@@ -437,7 +437,10 @@ def run_recipe(r: Recipe, out: str | os.PathLike[str], stages: list[str] | None 
             inputs = _inputs(r, stage)
             rec = read_record(stage)
             if rec is not None:
-                changed = _diff(rec.get("settings", {}), settings)
+                saved = rec.get("settings", {})
+                if stage in ("clone", "distill", "ppo"):  # a trainer key added since: its default
+                    saved = {**to_dict(PPOConfig()), **saved}
+                changed = _diff(saved, settings)
                 if rec.get("inputs") != inputs:
                     changed.append("inputs (" + ", ".join(
                         p for p in inputs if rec.get("inputs", {}).get(p) != inputs[p]) + ")")
