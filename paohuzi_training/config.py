@@ -356,24 +356,34 @@ def validate(cfg: PPOConfig) -> None:
         raise ValueError(f"config 'device' must be auto, cpu or cuda, got {cfg.device!r}")
 
 
+def read_yaml_mapping(path: str | Path, what: str, folder: Path) -> dict[str, Any]:
+    """A YAML file that must hold a mapping (a config, a recipe).
+
+    Raises:
+        ValueError: the file is missing (naming the YAML files of ``folder``), not valid YAML,
+            or not a mapping.
+    """
+    p = Path(path)
+    if not p.is_file():
+        found = sorted(str(x) for x in folder.glob("*.yaml")) if folder.is_dir() else []
+        raise ValueError(f"{what} {str(path)!r} not found"
+                         + (f"; here: {', '.join(found)}" if found else ""))
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not valid YAML: {e}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a {what} must be a YAML mapping")
+    return data
+
+
 def load_config(path: str | Path | None, overrides: list[str] | None = None,
                 base: dict[str, Any] | None = None) -> PPOConfig:
     """Read a YAML config and apply ``key=value`` overrides; ``base``: values to start from
     (a checkpoint's own config) instead of the defaults."""
     values: dict[str, Any] = dict(base or {})
     if path is not None:
-        p = Path(path)
-        if not p.is_file():
-            found = sorted(str(x) for x in Path("configs").glob("*.yaml")) if Path(
-                "configs").is_dir() else []
-            raise ValueError(f"config file {str(path)!r} not found"
-                             + (f"; configs here: {', '.join(found)}" if found else ""))
-        try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as e:
-            raise ValueError(f"{path}: not valid YAML: {e}") from None
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: a config file must be a YAML mapping")
+        data = read_yaml_mapping(path, "config file", Path("configs"))
         _unknown_keys(data, f"in {path}")
         values.update(data)
     given: dict[str, Any] = {}

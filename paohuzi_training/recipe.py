@@ -50,9 +50,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from .config import PPOConfig, make_config, to_dict
+from .config import PPOConfig, make_config, read_yaml_mapping, to_dict
 from .files import write_atomic
 
 STAGES = ("labels", "clone", "distill", "ppo", "evaluate", "export")
@@ -101,16 +99,7 @@ def load_recipe(path: str | os.PathLike[str], smoke: bool = False,
             stage settings the trainer or the labeller would refuse.
     """
     p = Path(path)
-    if not p.is_file():
-        found = sorted(str(x) for x in Path("configs/recipes").glob("*.yaml"))
-        raise ValueError(f"recipe {str(path)!r} not found"
-                         + (f"; recipes here: {', '.join(found)}" if found else ""))
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as e:
-        raise ValueError(f"recipe {path} is not valid YAML: {e}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"recipe {path} must be a mapping of {sorted(TOP_KEYS)}")
+    data = read_yaml_mapping(p, "recipe", Path("configs/recipes"))
     _check_keys(f"recipe {path}", data, TOP_KEYS)
     for key in ("name", "rules"):
         if not isinstance(data.get(key), str) or not data[key]:
