@@ -161,5 +161,11 @@ def test_recipes_differ_only_where_the_rules_do():
     assert h.stages["evaluate"]["seed"] != y.stages["evaluate"]["seed"]
     quick = load_recipe(ROOT / "configs/recipes/quickstart.yaml")
     assert quick.network == h.network and quick.rules == "huaihua"
+    # the README's quick start learns from the bots alone: no shipped network teaches, guides
+    # or starts it (issue 40)
+    assert "guide=none" in quick.stages["labels"]["search"]
+    assert not any(v.get("init_from") for v in quick.stages.values() if isinstance(v, dict))
+    assert not quick.stages["ppo"].get("opponent_agents")
+    assert set(quick.stages["ppo"]["opponent_bots"]) <= {"expert", "greedy", "random"}
     smoke = load_recipe(HUAIHUA, smoke=True, seed=7)
     assert smoke.seed == 7 and smoke.stages["ppo"]["total_steps"] == 2048
