@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,13 @@ class Rollout:
         # fixed agents (``opponent_agents``): a checkpoint's network, batched in torch, or any
         # agent, asked hand by hand; seeded from this worker's generator
         self.agents = [_opponent(spec, self.rules, self.rng) for spec in cfg.opponent_agents]
+        # ``advantage: rollout`` against a fixed agent: the duplicate playouts seat the agent
+        # itself in the other seats (a checkpoint through the core's network, network:PATH)
+        self.playout_agents = ([_playout_opponent(spec, a, self.rules)
+                                for spec, a in zip(cfg.opponent_agents, self.agents)]
+                               if cfg.advantage == "rollout" else [])
+        self.prior_bot = (make_agent(cfg.prior, seed=0, rules=self.rules)
+                          if cfg.prior != "none" else None)
         self.vg: VectorGameProtocol | None = None  # dealt at the first collect(), from self.rng
         n = cfg.games_per_worker
         self.kind = np.zeros(n, np.int64)
@@ -222,13 +230,24 @@ class Rollout:
                 if cfg.advantage == "rollout":
                     departs = np.zeros(n, np.bool_)
                     departs[idx] = a != prior[idx]
-                    if departs.any():
-                        vg.playout_after(actions, departs, cfg.prior, 0, r_act)
-                        vg.playout_after(prior, departs, cfg.prior, 0, r_pri)
-                        for j, i in enumerate(idx):
-                            if departs[i]:
-                                s = int(seat[i])
-                                dev[j] = self._scale(float(r_act[i, s] - r_pri[i, s]))
+                    # against a fixed agent the playouts seat that agent (below); else the
+                    # prior plays every seat (the core, all hands at once)
+                    vs_agent = departs & (self.kind >= 2 + len(self.bots))
+                    plain = departs & ~vs_agent
+                    if plain.any():
+                        vg.playout_after(actions, plain, cfg.prior, 0, r_act)
+                        vg.playout_after(prior, plain, cfg.prior, 0, r_pri)
+                    for j, i in enumerate(idx):
+                        if plain[i]:
+                            s = int(seat[i])
+                            dev[j] = self._scale(float(r_act[i, s] - r_pri[i, s]))
+                        elif vs_agent[i]:
+                            s = int(seat[i])
+                            opp = self.playout_agents[int(self.kind[i]) - 2 - len(self.bots)]
+                            hand = vg.hand(int(i))
+                            dev[j] = self._scale(
+                                target_playout(hand, int(actions[i]), s, self.prior_bot, opp)
+                                - target_playout(hand, int(prior[i]), s, self.prior_bot, opp))
                 stats["invalid_actions"] += int((~logits_ok).sum())
                 s_idx = seat[idx]
                 self.store.add(self.traj[idx, s_idx], obs=x[idx], mask=mask[idx], action=a,
@@ -326,6 +345,40 @@ def _opponent(spec: str, rules, rng: np.random.Generator):
 
         return model_from_checkpoint(load_checkpoint(spec.split(":", 1)[1], rules=rules))
     return make_agent(spec, seed=int(rng.integers(2**63)), rules=rules)
+
+
+def _playout_opponent(spec: str, agent, rules):
+    """The agent that holds the other seats in the duplicate playouts against ``spec``: for a
+    ``checkpoint:`` network the same network through the core (``network:``, the ``.safetensors``
+    beside the checkpoint; its argmax, up to float rounding), else the agent itself.
+
+    Raises:
+        ValueError: a ``checkpoint:`` target without its ``.safetensors`` policy.
+    """
+    if not isinstance(agent, ActorCritic):
+        return agent
+    path = spec.split(":", 1)[1]
+    try:
+        return make_agent(f"network:{path}", seed=0, rules=rules)
+    except (ValueError, OSError) as e:
+        raise ValueError(f"advantage: rollout against {spec!r} plays its hands out with the "
+                         f"network in the core, which reads a .safetensors policy beside it "
+                         f"(python -m paohuzi_training.checkpoint export {path} "
+                         f"{Path(path).with_suffix('.safetensors')}): {e}") from None
+
+
+def target_playout(game, action: int, seat: int, own, opponent) -> float:
+    """``seat``'s points when ``action`` is taken now on a copy of ``game`` (same deck), then
+    the agent ``own`` (the prior bot) plays ``seat`` and ``opponent`` every other seat: a
+    departure's value against that opponent (``advantage: rollout`` with ``opponent_agents``).
+    Either engine."""
+    g = game.clone() if hasattr(game, "clone") else copy.deepcopy(game)
+    g.step(action)
+    while not g.done:
+        p = g.current_player
+        g.step((own if p == seat else opponent).act_game(g, p))
+    assert g.result is not None
+    return float(g.result.scores[seat])
 
 
 def make_rollout(cfg: PPOConfig, seed_seq: np.random.SeedSequence) -> Rollout:

@@ -4,6 +4,8 @@ duplicate rollouts against the Python ones."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -14,7 +16,14 @@ from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.backends.reference import ReferenceVectorGame  # noqa: E402
 from paohuzi_env.game.engine import Game  # noqa: E402
 from paohuzi_training.config import make_config  # noqa: E402
-from paohuzi_training.rollout import Rollout, make_rollout, prior_playout  # noqa: E402
+from paohuzi_training.rollout import (  # noqa: E402
+    Rollout,
+    make_rollout,
+    prior_playout,
+    target_playout,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="the compiled core is not built")
 
@@ -98,6 +107,32 @@ def test_rollout_advantages_are_zero_on_the_prior_and_duplicate_playouts_elsewhe
     assert follows.any() and (~follows).any()
     assert (b["adv"][follows] == 0).all()
     assert (b["adv"][~follows] != 0).any()
+
+
+def test_rollout_advantages_against_a_fixed_network_play_it_out():
+    """advantage: rollout against a fixed network (opponent_agents, an exploiter's target): the
+    duplicate playouts seat that network in the other seats (target_playout), so departures are
+    valued against it; rows that follow the prior have advantage 0. The playout is the same
+    on both engines for the same hand and action."""
+    net = ROOT / "checkpoints" / "shipped" / "policy.safetensors"
+    cfg = _cfg(prior="expert", prior_weight=1.0, advantage="rollout", reward="score",
+               opponent_self=0.0, opponent_snapshots=0.0, opponent_bots={},
+               opponent_agents={f"checkpoint:{net.with_suffix('.pt')}": 1.0})
+    b = Rollout(cfg, np.random.SeedSequence(2)).collect(150)
+    follows = b["action"] == b["prior"]
+    assert follows.any() and (~follows).any()
+    assert (b["adv"][follows] == 0).all() and (b["adv"][~follows] != 0).any()
+    vg = fast.VectorGame(4, "huaihua", seed=23)
+    for _ in range(5):
+        vg.step(vg.random_actions())
+    acts = vg.random_actions()
+    opp, expert = make_agent(f"network:{net}", seed=0), make_agent("expert", seed=0)
+    for i in range(4):
+        hand = vg.hand(i)
+        seat = hand.current_player
+        g = Game.replay(hand.record())
+        assert target_playout(hand, int(acts[i]), seat, expert, opp) == \
+            target_playout(g, int(acts[i]), seat, expert, opp)
 
 
 def test_core_duplicate_rollouts_equal_the_python_ones():
