@@ -154,6 +154,12 @@ class PPOConfig:
     """T of the soft target ``softmax(mean / T)`` over the search's per-action mean points."""
     distill_soft: float = 0.5
     """Weight of the soft target; the search's chosen action gets ``1 - distill_soft``."""
+    distill_departure_weight: float = 1.0
+    """Weight of a departure in the policy losses: a labelled decision where the search chose
+    another action than the argmax of the network the distillation starts from (with
+    ``init_from``: in a round of expert iteration, the network that guided the search), the
+    decisions where the search found something the network did not know. 1: every decision
+    alike."""
     distill_learning_rate: float = 1e-3
     """Adam learning rate of the distillation phase."""
     distill_holdout: float = 0.05
@@ -341,6 +347,9 @@ def validate(cfg: PPOConfig) -> None:
                              "observation: it needs prior: none and central_critic: false (PPO "
                              "after it may use a central critic: start a second run with "
                              "init_from)")
+    if cfg.distill_departure_weight <= 0:
+        raise ValueError(f"config 'distill_departure_weight' must be > 0, got "
+                         f"{cfg.distill_departure_weight}")
     if cfg.distill_epochs < 0 or cfg.distill_temperature <= 0 or cfg.distill_learning_rate <= 0:
         raise ValueError("config 'distill_epochs' must be >= 0, 'distill_temperature' and "
                          "'distill_learning_rate' > 0")

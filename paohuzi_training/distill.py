@@ -16,7 +16,10 @@ network (:class:`paohuzi_training.model.ActorCritic`) to them:
   observation only, so the critic distilled is the plain one (``central_critic: false``).
 
 Loss = ``distill_soft`` x soft cross-entropy + (1 - ``distill_soft``) x hard cross-entropy +
-``vf_coef`` x value loss. A held-out share of the hands (``distill_holdout``: every hand whose
+``vf_coef`` x value loss. The two cross-entropies are means over the decisions weighted by
+``distill_departure_weight`` where the search's choice departs from the argmax of the network
+the phase starts from (the guide, in a round of expert iteration: the decisions where the
+search knew better), 1 elsewhere. A held-out share of the hands (``distill_holdout``: every hand whose
 number modulo ``round(1 / distill_holdout)`` is 0, so the split does not depend on the shard
 order) is never trained on; after each epoch its agreement with the search's choice, its soft
 cross-entropy and its value loss go to TensorBoard (``distill/...``) and the log.
@@ -50,7 +53,7 @@ from .label import META, load_labels
 STATE_NAME = "distill.pt"
 """The distillation phase's resumable state, in the run's checkpoint folder."""
 KEY_FIELDS = ("seed", "rules", "rules_overrides", "hidden", "reward", "vf_coef", "max_grad_norm",
-              "minibatch_size", "distill_temperature", "distill_soft",
+              "minibatch_size", "distill_temperature", "distill_soft", "distill_departure_weight",
               "distill_learning_rate", "distill_holdout", "init_from", "actor", "conv_channels",
               "wait_features",
               "bc_steps", "bc_epochs", "bc_learning_rate")
@@ -138,11 +141,27 @@ def load_targets(dirs: Sequence[str], cfg: PPOConfig) -> dict[str, np.ndarray]:
     }
 
 
-def _losses(model, obs, mask, soft, action, value, prior=None) -> dict[str, torch.Tensor]:
-    logits = model.masked_logits(obs, mask, prior)
+def departures(model, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor,
+               batch: int = 4096) -> torch.Tensor:
+    """Where the labelled ``action`` differs from ``model``'s masked argmax (bool, one a row)."""
+    out = []
+    with torch.no_grad():
+        for start in range(0, len(action), batch):
+            logits = model.masked_logits(obs[start:start + batch], mask[start:start + batch])
+            out.append(logits.argmax(-1) != action[start:start + batch])
+    return torch.cat(out) if out else torch.zeros(0, dtype=torch.bool)
+
+
+def _losses(model, obs, mask, soft, action, value, weight=None) -> dict[str, torch.Tensor]:
+    logits = model.masked_logits(obs, mask)
     logp = torch.log_softmax(logits, dim=-1)
-    soft_ce = -(torch.where(mask, soft * logp, torch.zeros_like(logp))).sum(-1).mean()
-    hard_ce = torch.nn.functional.nll_loss(logp, action)
+    soft_row = -(torch.where(mask, soft * logp, torch.zeros_like(logp))).sum(-1)
+    hard_row = -logp.gather(1, action[:, None])[:, 0]
+    if weight is None:
+        soft_ce, hard_ce = soft_row.mean(), hard_row.mean()
+    else:
+        soft_ce, hard_ce = ((soft_row * weight).sum() / weight.sum(),
+                            (hard_row * weight).sum() / weight.sum())
     v_loss = 0.5 * ((model.value(obs) - value) ** 2).mean()
     agree = (logits.argmax(-1) == action).float().mean()
     return {"soft_ce": soft_ce, "hard_ce": hard_ce, "value_loss": v_loss, "agreement": agree}
@@ -178,6 +197,10 @@ def distill(model, optimizer, cfg: PPOConfig, device, rng: np.random.Generator, 
     if len(train_rows) == 0:
         raise ValueError("distillation: every labelled hand is held out; lower distill_holdout "
                          "or label more hands")
+    # The departures are the starting network's: computed before any saved state is loaded.
+    depart = departures(model, t["obs"], t["mask"], t["action"])
+    weight = (None if cfg.distill_departure_weight == 1.0 else  # 1: the plain means, exactly
+              torch.where(depart, cfg.distill_departure_weight, 1.0).to(t["obs"].dtype))
     state_path = (folder or Path("checkpoints") / f"{cfg.run_name}__{cfg.seed}") / STATE_NAME
     history: list[dict[str, float]] = []
     epoch = 0
@@ -199,7 +222,8 @@ def distill(model, optimizer, cfg: PPOConfig, device, rng: np.random.Generator, 
             log(f"distillation: {state_path} is from other labels or settings; starting afresh")
     log(f"distillation: {len(train_rows):,} labelled decisions to learn, {len(held_rows):,} held "
         f"out, {cfg.distill_epochs} epochs (T = {cfg.distill_temperature:g} points, soft weight "
-        f"{cfg.distill_soft:g})")
+        f"{cfg.distill_soft:g}); {int(depart[torch.as_tensor(train_rows)].sum()):,} of them "
+        f"depart from the starting network's move (weight {cfg.distill_departure_weight:g})")
     for group in optimizer.param_groups:
         group["lr"] = cfg.distill_learning_rate
     steps = math.ceil(len(train_rows) / cfg.minibatch_size)
@@ -212,7 +236,7 @@ def distill(model, optimizer, cfg: PPOConfig, device, rng: np.random.Generator, 
             for start in range(0, len(perm), cfg.minibatch_size):
                 mb = perm[start:start + cfg.minibatch_size]
                 out = _losses(model, t["obs"][mb], t["mask"][mb], t["soft"][mb], t["action"][mb],
-                              t["value"][mb])
+                              t["value"][mb], None if weight is None else weight[mb])
                 loss = (cfg.distill_soft * out["soft_ce"] + (1 - cfg.distill_soft) * out["hard_ce"]
                         + cfg.vf_coef * out["value_loss"])
                 optimizer.zero_grad()

@@ -7,7 +7,8 @@ The stages, in order, each in its own folder of the run folder ``DIR`` (default
 
 1. ``labels`` — the search labels hands (:mod:`paohuzi_training.label`; shards in ``labels/``);
 2. ``clone`` — the network imitates ``expert``'s decisions (:mod:`paohuzi_training.bc`;
-   ``clone/model.pt``);
+   ``clone/model.pt``); with ``start: PATH`` in the recipe (a round of expert iteration) there
+   is no cloning: the distillation starts from that trained network instead;
 3. ``distill`` — it then learns the search's labels (:mod:`paohuzi_training.distill`;
    ``distill/checkpoints/distill__<seed>/final.pt``);
 4. ``ppo`` — PPO with a KL penalty toward the distilled network (:mod:`paohuzi_training.ppo`;
@@ -27,7 +28,9 @@ and PPO resumes from its ``latest.pt``. A stage whose settings or inputs changed
 the keys that differ (use another ``--out``, or remove that stage's folder and the ones after
 it). Ctrl-C or SIGTERM stops PPO after its iteration with its checkpoint saved.
 
-The recipe file (``configs/recipes/*.yaml``) holds ``name``, ``rules``, ``seed``, ``network``
+The recipe file (``configs/recipes/*.yaml``) holds ``name``, ``rules``, ``seed``, optionally
+``start`` (a committed network checkpoint, relative to where the command runs: the labels may
+then use the search guided by it, ``guide=start``, and the distillation starts from it), ``network``
 (trainer keys every network stage shares: ``actor``, ``hidden``, ...), one mapping per stage
 (``labels``: the keys of ``paohuzi-label`` and ``workers``; ``clone``, ``distill``, ``ppo``:
 trainer config keys, :class:`paohuzi_training.config.PPOConfig`; ``evaluate``: ``opponents``,
@@ -57,7 +60,7 @@ STAGES = ("labels", "clone", "distill", "ppo", "evaluate", "export")
 """The stages of a recipe, in the order they run."""
 RECORD = "stage.json"
 """Each stage's record, in its folder."""
-TOP_KEYS = {"name", "rules", "seed", "network", "smoke", *STAGES}
+TOP_KEYS = {"name", "rules", "seed", "start", "network", "smoke", *STAGES}
 LABEL_KEYS = {"hands", "search", "seats", "others", "shard_hands", "workers"}
 EVAL_KEYS = {"opponents", "deals", "seed", "workers"}
 EXPORT_KEYS: set[str] = set()
@@ -82,6 +85,9 @@ class Recipe:
     network: dict[str, Any]
     stages: dict[str, dict[str, Any]]
     path: str
+    start: str = ""
+    """The network a round of expert iteration starts from (an absolute path), or "" (the clone
+    stage makes the first network)."""
 
 
 def _check_keys(where: str, got: dict, allowed: set[str]) -> None:
@@ -126,8 +132,14 @@ def load_recipe(path: str | os.PathLike[str], smoke: bool = False,
             network = got
         else:
             stages[stage] = got
+    start = data.get("start") or ""
+    if start:
+        if not isinstance(start, str) or not Path(start).is_file():
+            raise ValueError(f"recipe {path}: start must name a network checkpoint file (a "
+                             f"committed .pt, relative to where the command runs), got {start!r}")
+        start = str(Path(start).resolve())
     recipe = Recipe(str(data["name"]), str(data["rules"]), int(base_seed), network, stages,
-                    str(p))
+                    str(p), start)
     _check_recipe(recipe)
     return recipe
 
@@ -169,6 +181,18 @@ def label_config(r: Recipe):
     got = {k: v for k, v in r.stages["labels"].items() if k != "workers"}
     if "seats" in got:
         got["seats"] = tuple(got["seats"])
+    search = got.get("search")
+    if isinstance(search, str) and "guide=start" in search.split(":", 1)[-1].split(","):
+        if not r.start:
+            raise ValueError(f"recipe {r.path} labels: guide=start needs the recipe's 'start'")
+        guide = Path(r.start).with_suffix(".safetensors")
+        if not guide.is_file():
+            raise ValueError(f"recipe {r.path} labels: guide=start reads the .safetensors beside "
+                             f"start ({guide}), which is missing: python -m "
+                             f"paohuzi_training.checkpoint export {r.start} {guide}")
+        head, opts = search.split(":", 1)
+        got["search"] = head + ":" + ",".join(
+            f"guide=checkpoint:{guide}" if o == "guide=start" else o for o in opts.split(","))
     return LabelConfig(rules=r.rules, seed=r.seed, **got)
 
 
@@ -187,12 +211,12 @@ def trainer_config(r: Recipe, stage: str) -> PPOConfig:
     if stage == "clone":
         values.setdefault("total_steps", 1)  # unused: the clone stage runs no PPO
     elif stage == "distill":
-        values.update(init_from=CLONE_OUT, distill_labels=["labels"], total_steps=0,
+        values.update(init_from=r.start or CLONE_OUT, distill_labels=["labels"], total_steps=0,
                       central_critic=False, eval_every=0, final_eval_deals=0)
     else:
         values.update(init_from=_ckpt("distill", r.seed), final_eval_deals=0)
     cfg = make_config(values)
-    if stage == "clone" and cfg.bc_steps < 1:
+    if stage == "clone" and cfg.bc_steps < 1 and not r.start:
         raise ValueError("the clone stage needs bc_steps >= 1")
     return cfg
 
@@ -222,13 +246,13 @@ def _labels_digest() -> str:
     return h.hexdigest()
 
 
-STAGE_INPUTS = {"labels": [], "clone": [], "distill": ["labels", CLONE_OUT],
+STAGE_INPUTS = {"labels": [], "clone": [], "distill": ["labels", "clone"],
                 "ppo": ["distill"], "evaluate": ["ppo"], "export": ["ppo"]}
 """What each stage reads: another stage's output (by stage name) or a file."""
 
 
 def _outputs(r: Recipe) -> dict[str, str]:
-    return {"labels": "labels", "clone": CLONE_OUT, "distill": _ckpt("distill", r.seed),
+    return {"labels": "labels", "clone": r.start or CLONE_OUT, "distill": _ckpt("distill", r.seed),
             "ppo": _ckpt("ppo", r.seed), "evaluate": "evaluate",
             "export": f"export/{r.name}.safetensors"}
 
@@ -245,6 +269,8 @@ def _inputs(r: Recipe, stage: str) -> dict[str, str]:
 
 
 def _settings(r: Recipe, stage: str) -> dict[str, Any]:
+    if stage == "clone" and r.start:
+        return {"start": r.start}
     if stage in ("clone", "distill", "ppo"):
         return to_dict(trainer_config(r, stage))
     if stage == "labels":
@@ -320,6 +346,9 @@ def _run_labels(r: Recipe, log) -> dict[str, Any]:
 
 
 def _run_clone(r: Recipe, log) -> dict[str, Any]:
+    if r.start:
+        log(f"clone: none; the distillation starts from {r.start}")
+        return {}
     import numpy as np
     import torch
 
@@ -427,7 +456,8 @@ def run_recipe(r: Recipe, out: str | os.PathLike[str], stages: list[str] | None 
             rec = read_record(stage)
             if rec is not None:
                 saved = rec.get("settings", {})
-                if stage in ("clone", "distill", "ppo"):  # a trainer key added since: its default
+                if stage in ("clone", "distill", "ppo") and "start" not in saved:
+                    # a trainer key added since: its default
                     saved = {**to_dict(PPOConfig()), **saved}
                 changed = _diff(saved, settings)
                 if rec.get("inputs") != inputs:

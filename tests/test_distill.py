@@ -14,7 +14,13 @@ torch = pytest.importorskip("torch")
 from paohuzi_env import fast  # noqa: E402
 from paohuzi_training.checkpoint import load_checkpoint  # noqa: E402
 from paohuzi_training.config import make_config  # noqa: E402
-from paohuzi_training.distill import STATE_NAME, soft_targets, value_target  # noqa: E402
+from paohuzi_training.distill import (  # noqa: E402
+    STATE_NAME,
+    _losses,
+    departures,
+    soft_targets,
+    value_target,
+)
 from paohuzi_training.evaluate import evaluate  # noqa: E402
 from paohuzi_training.label import LabelConfig, label  # noqa: E402
 from paohuzi_training.model import ActorCritic  # noqa: E402
@@ -42,6 +48,46 @@ def test_soft_targets_by_hand():
     assert out2[0, 3] == pytest.approx(math.exp(-1) / (1 + math.exp(-1)))
     with pytest.raises(ValueError, match="temperature"):
         soft_targets(mean, mask, np.array([7, 59]), temperature=0.0)
+
+
+class _Table(torch.nn.Module):
+    """A network whose logits are a fixed table, row ``obs[:, 0]``; value 0."""
+
+    def __init__(self, table):
+        super().__init__()
+        self.table = torch.nn.Parameter(torch.tensor(table, dtype=torch.float32))
+
+    def masked_logits(self, obs, mask, prior=None):
+        full = torch.zeros(len(obs), 61)
+        full[:, :4] = self.table[obs[:, 0].long()]
+        return torch.where(mask, full, torch.tensor(-1e9))
+
+    def value(self, obs, extra=None):
+        return torch.zeros(len(obs)) + 0 * self.table.sum()
+
+
+def test_departures_and_their_weight_by_hand():
+    """A departure is a label whose action is not the starting network's masked argmax; the
+    policy losses weight it by ``distill_departure_weight`` (issue 41). Row probabilities over
+    the four legal actions: [1/6, 3/6, 1/6, 1/6], [1/5, 1/5, 2/5, 1/5], [2/5, 1/5, 1/5, 1/5]."""
+    ln = math.log
+    model = _Table([[0, ln(3), 0, 0], [0, 0, ln(2), 0], [ln(2), 0, 0, 0]])
+    obs = torch.tensor([[0.0], [1.0], [2.0]])
+    mask = torch.zeros(3, 61, dtype=torch.bool)
+    mask[:, :4] = True
+    action = torch.tensor([1, 3, 0])  # the argmax, not it (2 is), the argmax
+    assert departures(model, obs, mask, action, batch=2).tolist() == [False, True, False]
+    soft = torch.nn.functional.one_hot(action, 61).float()
+    value = torch.zeros(3)
+    # cross-entropies of the taken actions: ln 2, ln 5, ln(5/2)
+    plain = _losses(model, obs, mask, soft, action, value)
+    assert plain["hard_ce"].item() == pytest.approx((ln(2) + ln(5) + ln(2.5)) / 3, rel=1e-5)
+    weighted = _losses(model, obs, mask, soft, action, value, torch.tensor([1.0, 4.0, 1.0]))
+    want = (ln(2) + 4 * ln(5) + ln(2.5)) / 6
+    assert weighted["hard_ce"].item() == pytest.approx(want, rel=1e-5)
+    assert weighted["soft_ce"].item() == pytest.approx(want, rel=1e-5)
+    with pytest.raises(ValueError, match="distill_departure_weight"):
+        make_config({"distill_departure_weight": 0})
 
 
 def test_value_targets_follow_the_reward_mode():

@@ -144,6 +144,44 @@ def test_bad_recipes_and_options(tmp_path, capsys):
     assert "not found" in capsys.readouterr().err
 
 
+def test_a_round_of_expert_iteration_starts_from_its_network(tmp_path, capsys):
+    """Issue 41: a recipe with ``start`` clones nothing; its labels come from the search guided
+    by the start network (``guide=start``: the .safetensors beside it) and its distillation
+    starts from that network; run again, every stage is skipped."""
+    gen3 = ROOT / "configs" / "recipes" / "gen3-huaihua.yaml"
+    out = tmp_path / "run"
+    args = [str(gen3), "--smoke", "--out", str(out), "--stages", "labels,clone,distill"]
+    assert main(args) == 0
+    start = ROOT / "checkpoints" / "shipped" / "distilled.pt"
+    rec = _records(out)
+    assert rec["clone"]["settings"] == {"start": str(start)}
+    assert not (out / "clone" / "model.pt").exists()
+    assert rec["distill"]["settings"]["init_from"] == str(start)
+    assert rec["distill"]["settings"]["distill_departure_weight"] == 4.0
+    assert str(start) in rec["distill"]["inputs"]
+    search = json.loads((out / "labels" / "labels.json").read_text())["config"]["search"]
+    assert f"guide=checkpoint:{start.with_suffix('.safetensors')}" in search
+    assert "depart from the starting network's move (weight 4)" in capsys.readouterr().out
+    assert main(args) == 0
+    assert capsys.readouterr().out.count("), skipped") == 3
+
+
+def test_bad_starts(tmp_path, capsys):
+    def fails(recipe: dict) -> str:
+        path = tmp_path / "r.yaml"
+        path.write_text(yaml.safe_dump(recipe))
+        assert main([str(path), "--out", str(tmp_path / "o")]) == 2
+        return capsys.readouterr().err
+
+    good = yaml.safe_load((ROOT / "configs" / "recipes" / "gen3-huaihua.yaml").read_text())
+    assert "start must name a network checkpoint file" in fails({**good, "start": "nope.pt"})
+    no_start = {**{k: v for k, v in good.items() if k != "start"}, "clone": {"bc_steps": 100}}
+    assert "guide=start needs the recipe's 'start'" in fails(no_start)
+    lone = tmp_path / "lone.pt"
+    shutil.copy(ROOT / "checkpoints" / "shipped" / "distilled.pt", lone)
+    assert "the .safetensors beside start" in fails({**good, "start": str(lone)})
+
+
 def test_yongzhou_smoke(tmp_path):
     """The yongzhou recipe in miniature: two 王, observation v2, every stage."""
     out = tmp_path / "run"
@@ -181,6 +219,11 @@ def test_every_config_starts_from_committed_files():
         pytest.skip("not a git checkout")
     named = []
     for path in sorted((ROOT / "configs").rglob("*.yaml")):
+        if path.parent.name == "recipes":  # a round of expert iteration starts from a network
+            start = (yaml.safe_load(path.read_text()) or {}).get("start")
+            if start:
+                named += [(path.name, start), (path.name, str(Path(start).with_suffix(
+                    ".safetensors")))]
         if path.parent.name in ("recipes", "rules"):
             continue
         data = yaml.safe_load(path.read_text()) or {}
