@@ -136,7 +136,8 @@ def load_recipe(path: str | os.PathLike[str], smoke: bool = False,
     if start:
         if not isinstance(start, str) or not Path(start).is_file():
             raise ValueError(f"recipe {path}: start must name a network checkpoint file (a "
-                             f"committed .pt, relative to where the command runs), got {start!r}")
+                             f"committed .pt or .safetensors, relative to where the command runs), got "
+                             f"{start!r}")
         start = str(Path(start).resolve())
     recipe = Recipe(str(data["name"]), str(data["rules"]), int(base_seed), network, stages,
                     str(p), start)
