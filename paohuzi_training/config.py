@@ -78,6 +78,13 @@ class PPOConfig:
     without them, the weights on the new inputs start at zero (it plays exactly as before)."""
     central_critic: bool = False
     """The critic also sees ``env.state()``-style full information (the actor never does)."""
+    belief_coef: float = 0.0
+    """Weight of the belief head's loss (0: no belief head). The belief head reads the actor's
+    last hidden layer and predicts, for each of the 20 kinds, how many of it (0-4) each
+    opponent holds in hand (what ``state_extra`` stores at 0-39); its cross-entropy is an
+    auxiliary loss that shapes the actor's features toward the hidden cards. It is trained by
+    PPO only (needs ``central_critic: true``, whose full-information features carry the
+    targets); play never reads it (``network:`` and the search's guide read the actor alone)."""
     learning_rate: float = 3e-4
     """Adam learning rate."""
     anneal_lr: bool = True
@@ -347,6 +354,13 @@ def validate(cfg: PPOConfig) -> None:
                              "observation: it needs prior: none and central_critic: false (PPO "
                              "after it may use a central critic: start a second run with "
                              "init_from)")
+    if cfg.belief_coef < 0:
+        raise ValueError(f"config 'belief_coef' must be >= 0 (0: no belief head), got "
+                         f"{cfg.belief_coef}")
+    if cfg.belief_coef > 0 and not cfg.central_critic:
+        raise ValueError("config 'belief_coef' > 0 needs central_critic: true (the opponents' "
+                         "hands it learns to predict come with the central critic's "
+                         "full-information features)")
     if cfg.distill_departure_weight <= 0:
         raise ValueError(f"config 'distill_departure_weight' must be > 0, got "
                          f"{cfg.distill_departure_weight}")

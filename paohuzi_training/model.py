@@ -13,6 +13,7 @@ from paohuzi_env.encode.observation import KIND_ROWS as _OBS_KIND_ROWS
 from paohuzi_env.encode.observation import OBS_SIZE, obs_size
 from paohuzi_env.encode.state import STATE_EXTRA_SIZE, state_extra_size
 from paohuzi_env.game.actions import NUM_ACTIONS
+from paohuzi_env.game.cards import NUM_KINDS
 from paohuzi_env.game.rules import Rules, get_rules
 
 MASK_VALUE = -1e8
@@ -26,6 +27,11 @@ def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> 
     torch.nn.init.constant_(layer.bias, bias)
     return layer
 
+
+BELIEF_SIZE = 2 * NUM_KINDS
+"""The belief head's targets: per opponent (rel 1, rel 2) and kind, the copies held (40)."""
+BELIEF_CLASSES = 5
+"""0-4 copies of a kind."""
 
 KIND_ROWS = [list(r) for r in _OBS_KIND_ROWS]
 """The ``conv`` actor's per-kind input rows (29 rows of 20 observation indices:
@@ -62,23 +68,30 @@ class KindConvActor(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """The action logits (unmasked) for input rows ``x`` of shape ``(..., ain)``."""
+        return fp32_output(self.head, self.head_input(x))
+
+    def head_input(self, x: torch.Tensor) -> torch.Tensor:
+        """What the MLP head reads: the convolved features, then ``x`` itself."""
         k = x[..., self.rows]                                # (..., rows, 20)
         lead = k.shape[:-2]
         h = k.reshape(-1, self.rows.shape[0] * 2, 10)        # kind = 10 * big + number
         for layer in self.conv:
             h = _conv3(h, layer) if isinstance(layer, nn.Conv1d) else layer(h)
-        return fp32_output(self.head, torch.cat([h.flatten(1).reshape(*lead, -1), x], dim=-1))
+        return torch.cat([h.flatten(1).reshape(*lead, -1), x], dim=-1)
 
 
-def fp32_output(seq: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
+def fp32_output(seq: nn.Sequential, x: torch.Tensor, features: bool = False):
     """``seq(x)``, its last layer in float32 even under autocast (``update_precision:
     bfloat16``): the logits that PPO's probability ratios and the KL read keep float32's
-    precision; the layers before (most of the arithmetic) run in bfloat16."""
-    if not torch.is_autocast_enabled(x.device.type):
-        return seq(x)
+    precision; the layers before (most of the arithmetic) run in bfloat16. With ``features``,
+    the pair (``seq(x)``, the input of its last layer)."""
     h = seq[:-1](x)
-    with torch.autocast(x.device.type, enabled=False):
-        return seq[-1](h.float())
+    if torch.is_autocast_enabled(x.device.type):
+        with torch.autocast(x.device.type, enabled=False):
+            out = seq[-1](h.float())
+    else:
+        out = seq[-1](h)
+    return (out, h) if features else out
 
 
 def _conv3(h: torch.Tensor, conv: nn.Conv1d) -> torch.Tensor:
@@ -117,7 +130,8 @@ class ActorCritic(nn.Module):
     def __init__(self, hidden: int = 256, central_critic: bool = False, prior: str = "none",
                  prior_weight: float = 0.0, obs_size: int = OBS_SIZE,
                  extra_size: int = STATE_EXTRA_SIZE, actor: str = "mlp",
-                 conv_channels: int = 128, waits: bool = False, critic_hidden: int = 0) -> None:
+                 conv_channels: int = 128, waits: bool = False, critic_hidden: int = 0,
+                 belief: bool = False) -> None:
         super().__init__()
         self.central_critic = central_critic
         self.prior = prior
@@ -139,6 +153,10 @@ class ActorCritic(nn.Module):
             )
         else:
             raise ValueError(f"unknown actor {actor!r}: mlp or conv")
+        # the belief head (config belief_coef > 0): per opponent and kind, logits of holding
+        # 0-4 of it, from the actor's last hidden layer; an auxiliary loss only (play never
+        # reads it, and it is not under actor., so play-only exports leave it out)
+        self.belief = nn.Linear(hidden, BELIEF_SIZE * BELIEF_CLASSES) if belief else None
         cin = self.in_size + (self.extra_size if central_critic else 0)
         ch = critic_hidden or hidden
         self.critic = nn.Sequential(
@@ -159,20 +177,42 @@ class ActorCritic(nn.Module):
         Raises:
             ValueError: the network has a prior and ``prior`` is None.
         """
+        return self._masked(obs, mask, prior)[0]
+
+    def logits_and_belief(self, obs: torch.Tensor, mask: torch.Tensor,
+                          prior: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`masked_logits` and the belief head's logits, shape ``(..., 40, 5)`` (opponent
+        rel 1's kinds 0-19, then rel 2's; holding 0-4 of each), from one pass through the actor.
+
+        Raises:
+            ValueError: the network has no belief head (config ``belief_coef`` 0).
+        """
+        if self.belief is None:
+            raise ValueError("this network has no belief head (config belief_coef: 0)")
+        logits, h = self._masked(obs, mask, prior)
+        b = self.belief(h).float()
+        return logits, b.reshape(*b.shape[:-1], BELIEF_SIZE, BELIEF_CLASSES)
+
+    def _masked(self, obs: torch.Tensor, mask: torch.Tensor,
+                prior: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+        """The masked logits and the actor's last hidden layer."""
         if self.prior == "none":
-            logits = self._logits(obs)
+            logits, h = self._logits(obs)
         else:
             if prior is None:
                 raise ValueError(f"this network was trained with the {self.prior!r} prior; "
                                  "pass the prior's actions")
             onehot = torch.nn.functional.one_hot(prior, NUM_ACTIONS).to(obs.dtype)
-            logits = self._logits(torch.cat([obs, onehot], dim=-1)) + self.prior_weight * onehot
-        return torch.where(mask, logits, torch.full_like(logits, MASK_VALUE))
+            logits, h = self._logits(torch.cat([obs, onehot], dim=-1))
+            logits = logits + self.prior_weight * onehot
+        return torch.where(mask, logits, torch.full_like(logits, MASK_VALUE)), h
 
-    def _logits(self, x: torch.Tensor) -> torch.Tensor:
-        if isinstance(self.actor, nn.Sequential):
-            return fp32_output(self.actor, x)
-        return self.actor(x)
+    def _logits(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The actor's logits and its last hidden layer."""
+        if isinstance(self.actor, KindConvActor):
+            return fp32_output(self.actor.head, self.actor.head_input(x), features=True)
+        assert isinstance(self.actor, nn.Sequential)
+        return fp32_output(self.actor, x, features=True)
 
     def value(self, obs: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
         """The critic's value per row; a central critic also reads ``extra``, the full-information
@@ -183,17 +223,43 @@ class ActorCritic(nn.Module):
             obs = torch.cat([obs, extra], dim=-1)
         return self.critic(obs).squeeze(-1).float()
 
-    def evaluate(self, obs, mask, action, extra=None, prior=None, full: bool = False):
+    def evaluate(self, obs, mask, action, extra=None, prior=None, full: bool = False,
+                 belief: bool = False):
         """log-prob of ``action``, entropy over legal actions, and value (and, with ``full``,
-        the log-probabilities of every action as a fourth item)."""
-        logits = self.masked_logits(obs, mask, prior)
+        the log-probabilities of every action as a fourth item; with ``belief`` too, the belief
+        head's logits as a fifth, :meth:`logits_and_belief`)."""
+        b = None
+        if belief:
+            logits, b = self.logits_and_belief(obs, mask, prior)
+        else:
+            logits = self.masked_logits(obs, mask, prior)
         logp_all = torch.log_softmax(logits, dim=-1)
         p = logp_all.exp()
         entropy = -(torch.where(mask, p * logp_all, torch.zeros_like(p))).sum(-1)
         logp = logp_all.gather(-1, action.unsqueeze(-1)).squeeze(-1)
+        if belief:
+            return logp, entropy, self.value(obs, extra), logp_all, b
         if full:
             return logp, entropy, self.value(obs, extra), logp_all
         return logp, entropy, self.value(obs, extra)
+
+
+def belief_targets(extra: torch.Tensor) -> torch.Tensor:
+    """What the belief head learns: from the full-information features ``extra``
+    (:func:`paohuzi_env.encode.state.state_extra`, rows), how many of each kind opponent rel 1
+    and then rel 2 holds in hand (entries 0-39 are those counts / 4): a long tensor
+    ``(..., 40)`` of 0-4."""
+    return torch.round(extra[..., :BELIEF_SIZE].float() * 4).long()
+
+
+def belief_loss(logits: torch.Tensor, extra: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The belief head's mean cross-entropy over every (row, opponent, kind) against
+    :func:`belief_targets`, and the share of those its most probable count gets right."""
+    target = belief_targets(extra)
+    flat = logits.reshape(-1, BELIEF_CLASSES)
+    loss = nn.functional.cross_entropy(flat, target.reshape(-1))
+    acc = (flat.argmax(-1) == target.reshape(-1)).float().mean()
+    return loss, acc
 
 
 def _get(cfg, key: str, default: Any = None) -> Any:
@@ -218,7 +284,8 @@ def model_for(cfg) -> ActorCritic:
                        actor=str(_get(cfg, "actor", "mlp")),
                        conv_channels=int(_get(cfg, "conv_channels", 128)),
                        waits=bool(_get(cfg, "wait_features", False)),
-                       critic_hidden=int(_get(cfg, "critic_hidden", 0) or 0))
+                       critic_hidden=int(_get(cfg, "critic_hidden", 0) or 0),
+                       belief=float(_get(cfg, "belief_coef", 0.0) or 0.0) > 0)
 
 
 def network_input(model: ActorCritic, obs: np.ndarray, waits: np.ndarray | None) -> np.ndarray:

@@ -48,7 +48,7 @@ from .housekeeping import (
     resume_state,
 )
 from .league import League, frozen_state
-from .model import model_for
+from .model import belief_loss, model_for
 from .workers import make_workers
 
 # ---------------------------------------------------------------------- the loop
@@ -285,6 +285,7 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
     extra = t["extra"] if cfg.central_critic else None
     clipfracs: list[float] = []
     kls: list[float] = []
+    beliefs: list[tuple[float, float]] = []
     stats: dict[str, float] = {}
     perms = [rng.permutation(n) for _ in range(cfg.update_epochs)]
     bf16 = bfloat16_update(cfg.update_precision, device)
@@ -301,9 +302,10 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
         for start in range(0, n, cfg.minibatch_size):
             mb = torch.as_tensor(perm[start:start + cfg.minibatch_size], device=device)
             with torch.autocast(dev_type, torch.bfloat16, enabled=bf16):
-                logp, entropy, value, logp_all = model.evaluate(
-                    t["obs"][mb], t["mask"][mb], t["action"][mb],
-                    None if extra is None else extra[mb], t["prior"][mb], full=True)
+                out = model.evaluate(t["obs"][mb], t["mask"][mb], t["action"][mb],
+                                     None if extra is None else extra[mb], t["prior"][mb],
+                                     full=True, belief=cfg.belief_coef > 0)
+            logp, entropy, value, logp_all = out[:4]
             kl_ref = None
             if ref_logp is not None and (kl_coef > 0 or start == 0):
                 kl_ref = torch.where(t["mask"][mb], logp_all.exp() * (logp_all - ref_logp[mb]),
@@ -329,6 +331,11 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
                 v_loss = 0.5 * ((value - ret) ** 2).mean()
             ent = entropy.mean()
             loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+            if cfg.belief_coef > 0:  # the auxiliary loss: the opponents' hands (extra 0-39)
+                assert extra is not None  # validate(): belief_coef needs central_critic
+                b_loss, b_acc = belief_loss(out[4], extra[mb])
+                loss = loss + cfg.belief_coef * b_loss
+                beliefs.append((b_loss.item(), b_acc.item()))
             if kl_ref is not None and kl_coef > 0:
                 loss = loss + kl_coef * kl_ref
             optimizer.zero_grad()
@@ -346,6 +353,9 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
     )
     if kls:
         stats.update(kl_ref=float(np.mean(kls)), kl_coef=kl_coef)
+    if beliefs:
+        stats.update(belief_loss=float(np.mean([b[0] for b in beliefs])),
+                     belief_accuracy=float(np.mean([b[1] for b in beliefs])))
     return stats
 
 
