@@ -11,9 +11,10 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import sys
 import warnings
-from types import ModuleType
+from types import CodeType, ModuleType
 
 MOVED: dict[str, str] = {
     "paohuzi_env.cards": "paohuzi_env.game.cards",
@@ -76,6 +77,19 @@ class MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         # The import system stamps the old name's spec on the module it gets back; keep the real one.
         self._specs[spec.name] = module.__spec__
         return module
+
+    def get_code(self, fullname: str) -> CodeType:
+        """What ``python -m OLD.PATH`` runs as ``__main__`` (runpy asks the loader of the old name
+        for code): a line that runs the module at its new path as ``__main__``, so that its
+        package, and with it its relative imports, are the new path's."""
+        new = MOVED[fullname]
+        if fullname not in PUBLIC:
+            warnings.warn(f"{fullname} moved to {new} (issue 45); run python -m {new}",
+                          DeprecationWarning, stacklevel=2)
+        if importlib.util.find_spec(new) is None:
+            raise ImportError(f"{fullname} moved to {new}, which is not there")
+        return compile(f"import runpy\nrunpy.run_module({new!r}, run_name='__main__', "
+                       "alter_sys=True)\n", f"<{fullname}: moved to {new}>", "exec")
 
     def exec_module(self, module: ModuleType) -> None:
         """Nothing to run (the module ran under its new name); restore its own spec."""

@@ -85,6 +85,17 @@ def test_old_module_paths_still_import_the_moved_module(old):
         assert any(f"{old} moved to {MOVED[old]}" in m for m in messages)
 
 
+@pytest.mark.parametrize("old", ["paohuzi_env.cli", "paohuzi_env.bench"])
+def test_old_module_paths_still_run_with_python_m(old):
+    """``python -m OLD --help`` runs the moved module as ``__main__`` (its relative imports those
+    of its new package) and warns with the new path."""
+    res = subprocess.run([sys.executable, "-W", "always::DeprecationWarning", "-m", old, "--help"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("usage:")
+    assert f"{old} moved to {MOVED[old]}" in res.stderr
+
+
 def test_the_old_trainer_name_fails_naming_the_new_one():
     res = subprocess.run([sys.executable, "-m", "training.ppo", "--help"], cwd=ROOT,
                          capture_output=True, text=True)
