@@ -228,11 +228,8 @@ class ActorCritic(nn.Module):
         """log-prob of ``action``, entropy over legal actions, and value (and, with ``full``,
         the log-probabilities of every action as a fourth item; with ``belief`` too, the belief
         head's logits as a fifth, :meth:`logits_and_belief`)."""
-        b = None
-        if belief:
-            logits, b = self.logits_and_belief(obs, mask, prior)
-        else:
-            logits = self.masked_logits(obs, mask, prior)
+        logits, b = (self.logits_and_belief(obs, mask, prior) if belief
+                     else (self.masked_logits(obs, mask, prior), None))
         logp_all = torch.log_softmax(logits, dim=-1)
         p = logp_all.exp()
         entropy = -(torch.where(mask, p * logp_all, torch.zeros_like(p))).sum(-1)

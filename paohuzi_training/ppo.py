@@ -332,8 +332,7 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
             ent = entropy.mean()
             loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
             if cfg.belief_coef > 0:  # the auxiliary loss: the opponents' hands (extra 0-39)
-                assert extra is not None  # validate(): belief_coef needs central_critic
-                b_loss, b_acc = belief_loss(out[4], extra[mb])
+                b_loss, b_acc = belief_loss(out[4], t["extra"][mb])  # central_critic: validate()
                 loss = loss + cfg.belief_coef * b_loss
                 beliefs.append((b_loss.item(), b_acc.item()))
             if kl_ref is not None and kl_coef > 0:
