@@ -362,6 +362,56 @@ def export_policy(src: str | Path, dst: str | Path, prior_weight: float | None =
     return Path(dst)
 
 
+def widen_policy(src: str | Path, dst: str | Path, hidden: int, *, seed: int = 0,
+                 trust: bool | None = None) -> Path:
+    """A play-only copy of ``src`` whose actor's hidden layers are ``hidden`` wide, computing
+    exactly the same logits (Net2Net-style widening, Chen, Goodfellow & Shlens 2016): each
+    hidden layer keeps its units and gains new ones, whose incoming weights are drawn at the
+    scale of the layer's own (``seed``) and whose outgoing weights are zero, so nothing
+    downstream reads them until training moves those zeros. The critic (and a belief head,
+    widened the same way) is kept; the config's ``hidden`` becomes ``hidden``. ``dst`` is a
+    ``.safetensors`` policy or a ``.pt`` file, as for :func:`export_policy`; it can start a
+    recipe (``start:``) or a run (``init_from``) whose network is that wide.
+
+    Raises:
+        ValueError: if ``hidden`` is not wider than the actor, or the network is not one of
+            the trainer's actors (``mlp``, ``conv``).
+    """
+    data = load_checkpoint(src, trust=trust)
+    cfg = dict(data.get("config") or {})
+    old = int(cfg.get("hidden") or 0)
+    if not isinstance(hidden, int) or hidden <= old:
+        raise ValueError(f"--hidden must be wider than the actor's {old}, got {hidden!r}")
+    prefix = {"conv": "actor.head.", "mlp": "actor."}.get(cfg.get("actor", "mlp"))
+    if prefix is None:
+        raise ValueError(f"{src}: unknown actor {cfg.get('actor')!r} (allowed: mlp, conv)")
+    model = dict(data["model"])
+    layers = sorted(int(k[len(prefix):].split(".")[0]) for k in model
+                    if k.startswith(prefix) and k.endswith(".weight")
+                    and k[len(prefix):].split(".")[0].isdigit())
+    gen = torch.Generator().manual_seed(int(seed))
+    for i, n in enumerate(layers):
+        w, b = model[f"{prefix}{n}.weight"], model[f"{prefix}{n}.bias"]
+        scale = float(w.float().std())
+        if i > 0:  # columns read from the previous layer's new units: zero
+            w = torch.cat([w, w.new_zeros(w.shape[0], hidden - old)], dim=1)
+        if i < len(layers) - 1:  # a hidden layer: new units with fresh incoming weights
+            fresh = torch.randn(hidden - old, w.shape[1], generator=gen) * scale
+            w = torch.cat([w, fresh.to(w.dtype)], dim=0)
+            b = torch.cat([b, b.new_zeros(hidden - old)])
+        model[f"{prefix}{n}.weight"], model[f"{prefix}{n}.bias"] = w, b
+    if "belief.weight" in model:  # reads the last hidden layer
+        w = model["belief.weight"]
+        model["belief.weight"] = torch.cat([w, w.new_zeros(w.shape[0], hidden - old)], dim=1)
+    payload = {k: data[k] for k in POLICY_KEYS if k in data}
+    payload.update(model=model, policy_only=True,
+                   config={**cfg, "hidden": hidden, "widened_from": {"hidden": old, "seed": seed}})
+    if Path(dst).suffix == ".safetensors":
+        return save_safetensors(dst, payload)
+    save_checkpoint(dst, payload)
+    return Path(dst)
+
+
 def slim_checkpoint(src: str | Path, dst: str | Path, *, trust: bool | None = None) -> Path:
     """A resumable copy of a run's checkpoint without the league's snapshot pool (the bulk of
     the file: up to ``snapshot_pool`` past networks). Everything else -- model, optimizer,
@@ -398,7 +448,8 @@ def convert_checkpoint(src: str | Path, dst: str | Path | None = None, *,
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m paohuzi_training.checkpoint export SRC DST`` / ``slim SRC DST`` / ``convert SRC``."""
+    """``python -m paohuzi_training.checkpoint export SRC DST`` / ``slim SRC DST`` / ``widen SRC DST
+    --hidden N`` / ``convert SRC``."""
     import argparse
     import sys
 
@@ -416,10 +467,16 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("slim", help="write a resumable copy without the snapshot pool")
     s.add_argument("src")
     s.add_argument("dst")
+    w = sub.add_parser("widen", help="write a copy whose actor's hidden layers are wider, with "
+                                     "the same logits (new units start unread)")
+    w.add_argument("src")
+    w.add_argument("dst")
+    w.add_argument("--hidden", type=int, required=True, help="the new width of the hidden layers")
+    w.add_argument("--seed", type=int, default=0, help="seed of the new units' weights")
     c = sub.add_parser("convert", help="rewrite a checkpoint as plain data (loads without trust)")
     c.add_argument("src")
     c.add_argument("dst", nargs="?", default=None, help="where to write (default: over SRC)")
-    for q in (e, s, c):
+    for q in (e, s, c, w):
         q.add_argument("--trust-checkpoint", action="store_true",
                        help="load SRC even if it needs arbitrary pickled objects (can run code: "
                             "only for files you made)")
@@ -428,6 +485,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if a.cmd == "slim":
             out = slim_checkpoint(a.src, a.dst, trust=trust)
+        elif a.cmd == "widen":
+            out = widen_policy(a.src, a.dst, a.hidden, seed=a.seed, trust=trust)
         elif a.cmd == "convert":
             out = convert_checkpoint(a.src, a.dst, trust=trust)
         else:

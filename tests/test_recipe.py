@@ -236,3 +236,22 @@ def test_every_config_starts_from_committed_files():
     assert named, "expected at least one config that starts from a committed file"
     missing = [(c, f) for c, f in named if f not in tracked]
     assert not missing, f"configs naming files a fresh clone lacks: {missing}"
+
+
+def test_a_guide_named_by_path_is_read_from_where_the_command_runs(tmp_path, monkeypatch):
+    """``labels.search: search:guide=checkpoint:REL`` is resolved like ``start``: the labels
+    record the absolute path, so a run folder's settings do not depend on where it is resumed."""
+    from paohuzi_training.recipe import label_config, load_recipe
+
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(yaml.safe_dump({
+        "name": "g", "rules": "huaihua", "seed": 1, "network": {}, "clone": {"bc_steps": 1},
+        "distill": {},
+        "ppo": {}, "evaluate": {},
+        "labels": {"hands": 4, "search": "search:samples=4,guide=checkpoint:g.safetensors"}}))
+    guide = ROOT / "paohuzi_env" / "networks" / "huaihua.safetensors"
+    shutil.copy(guide, tmp_path / "g.safetensors")
+    shutil.copy(guide.with_suffix(".json"), tmp_path / "g.json")
+    monkeypatch.chdir(tmp_path)
+    search = label_config(load_recipe(recipe)).search
+    assert search == f"search:samples=4,guide=checkpoint:{tmp_path / 'g.safetensors'}"
