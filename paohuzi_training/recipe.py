@@ -139,6 +139,13 @@ def load_recipe(path: str | os.PathLike[str], smoke: bool = False,
                              f"committed .pt or .safetensors, relative to where the command runs), got "
                              f"{start!r}")
         start = str(Path(start).resolve())
+    search = stages["labels"].get("search")
+    if isinstance(search, str) and ":" in search:
+        # a guide named by its path is read relative to where the command runs, like start
+        head, opts = search.split(":", 1)
+        stages["labels"]["search"] = head + ":" + ",".join(
+            f"guide=checkpoint:{Path(o.split(':', 1)[1]).resolve()}"
+            if o.startswith("guide=checkpoint:") else o for o in opts.split(","))
     recipe = Recipe(str(data["name"]), str(data["rules"]), int(base_seed), network, stages,
                     str(p), start)
     _check_recipe(recipe)
@@ -183,12 +190,6 @@ def label_config(r: Recipe):
     if "seats" in got:
         got["seats"] = tuple(got["seats"])
     search = got.get("search")
-    if isinstance(search, str) and ":" in search:
-        # a guide named by its path is read relative to where the command runs, like start
-        head, opts = search.split(":", 1)
-        got["search"] = search = head + ":" + ",".join(
-            f"guide=checkpoint:{Path(o.split(':', 1)[1]).resolve()}"
-            if o.startswith("guide=checkpoint:") else o for o in opts.split(","))
     if isinstance(search, str) and "guide=start" in search.split(":", 1)[-1].split(","):
         if not r.start:
             raise ValueError(f"recipe {r.path} labels: guide=start needs the recipe's 'start'")

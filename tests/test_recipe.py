@@ -253,5 +253,7 @@ def test_a_guide_named_by_path_is_read_from_where_the_command_runs(tmp_path, mon
     shutil.copy(guide, tmp_path / "g.safetensors")
     shutil.copy(guide.with_suffix(".json"), tmp_path / "g.json")
     monkeypatch.chdir(tmp_path)
-    search = label_config(load_recipe(recipe)).search
+    r = load_recipe(recipe)
+    monkeypatch.chdir(ROOT)  # a recipe runs its stages inside the run folder
+    search = label_config(r).search
     assert search == f"search:samples=4,guide=checkpoint:{tmp_path / 'g.safetensors'}"
