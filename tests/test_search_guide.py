@@ -60,7 +60,7 @@ def _same(a: dict, b: dict) -> bool:
 
 # The networks whose actors are packaged as the search's guides (issue 41: the last round of
 # generation 3 under each preset).
-PACKAGED = {"huaihua": "checkpoints/shipped/distilled.safetensors",
+PACKAGED = {"huaihua": "checkpoints/gen3/huaihua-r3-wide.safetensors",
             "yongzhou": "checkpoints/gen3/yongzhou-r2.safetensors"}
 
 
