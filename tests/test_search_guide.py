@@ -1,8 +1,9 @@
 """The search's guide network (``search:guide=...``, search.hpp SearchOptions::guide): the
-network packaged for huaihua is the shipped distilled network's actor; the guide's argmax is the
-choice kept; only the candidates (the guide's choice, the rollout bot's choice and the actions
-the guide gives at least ``guide_p``) are played out; with every action a candidate and a guide
-that agrees with the bot it is the unguided search; bad options raise ValueError."""
+networks packaged for huaihua and yongzhou are the actors of the networks named in
+``PACKAGED``; the guide's argmax is the choice kept; only the candidates (the guide's choice,
+the rollout bot's choice and the actions the guide gives at least ``guide_p``) are played out;
+with every action a candidate and a guide that agrees with the bot it is the unguided search;
+bad options raise ValueError."""
 
 from __future__ import annotations
 
