@@ -608,8 +608,8 @@ class SearchAgent(Agent):
             for ``impl=core``, 0 for ``impl=python``; compiled search only.
         threads: threads for the playouts (compiled search only; decisions do not depend on it).
         guide: ``auto`` (default: the network packaged for ``rules``,
-            :func:`paohuzi_env.agents.network.packaged_guide`: huaihua's and yongzhou's distilled
-            networks; none under the other presets),
+            :func:`paohuzi_env.agents.network.packaged_guide`: huaihua's and yongzhou's networks
+            of generation 3; none under the other presets),
             ``none``, ``checkpoint:PATH`` (a ``.safetensors`` policy, as for ``rollout``) or a
             loaded :class:`~paohuzi_env.agents.network.Network`. Its argmax is the choice kept
             unless a candidate clears the bar, and only the candidates are played out (see the
