@@ -141,11 +141,7 @@ def load_recipe(path: str | os.PathLike[str], smoke: bool = False,
         start = str(Path(start).resolve())
     search = stages["labels"].get("search")
     if isinstance(search, str) and ":" in search:
-        # a guide named by its path is read relative to where the command runs, like start
-        head, opts = search.split(":", 1)
-        stages["labels"]["search"] = head + ":" + ",".join(
-            f"guide=checkpoint:{Path(o.split(':', 1)[1]).resolve()}"
-            if o.startswith("guide=checkpoint:") else o for o in opts.split(","))
+        stages["labels"]["search"] = _resolve_guide(search, start, str(p))
     recipe = Recipe(str(data["name"]), str(data["rules"]), int(base_seed), network, stages,
                     str(p), start)
     _check_recipe(recipe)
@@ -189,19 +185,29 @@ def label_config(r: Recipe):
     got = {k: v for k, v in r.stages["labels"].items() if k != "workers"}
     if "seats" in got:
         got["seats"] = tuple(got["seats"])
-    search = got.get("search")
-    if isinstance(search, str) and "guide=start" in search.split(":", 1)[-1].split(","):
-        if not r.start:
-            raise ValueError(f"recipe {r.path} labels: guide=start needs the recipe's 'start'")
-        guide = Path(r.start).with_suffix(".safetensors")
-        if not guide.is_file():
-            raise ValueError(f"recipe {r.path} labels: guide=start reads the .safetensors beside "
-                             f"start ({guide}), which is missing: python -m "
-                             f"paohuzi_training.checkpoint export {r.start} {guide}")
-        head, opts = search.split(":", 1)
-        got["search"] = head + ":" + ",".join(
-            f"guide=checkpoint:{guide}" if o == "guide=start" else o for o in opts.split(","))
     return LabelConfig(rules=r.rules, seed=r.seed, **got)
+
+
+def _resolve_guide(search: str, start: str, path: str) -> str:
+    """The labels' search spec with its guide as an absolute path, read where the command runs
+    (the stages run inside the run folder): ``guide=start`` is the ``.safetensors`` beside the
+    recipe's ``start``; ``guide=checkpoint:PATH`` is PATH resolved."""
+    head, opts = search.split(":", 1)
+    out = []
+    for o in opts.split(","):
+        if o == "guide=start":
+            if not start:
+                raise ValueError(f"recipe {path} labels: guide=start needs the recipe's 'start'")
+            guide = Path(start).with_suffix(".safetensors")
+            if not guide.is_file():
+                raise ValueError(f"recipe {path} labels: guide=start reads the .safetensors "
+                                 f"beside start ({guide}), which is missing: python -m "
+                                 f"paohuzi_training.checkpoint export {start} {guide}")
+            o = f"guide=checkpoint:{guide}"
+        elif o.startswith("guide=checkpoint:"):
+            o = f"guide=checkpoint:{Path(o.split(':', 1)[1]).resolve()}"
+        out.append(o)
+    return head + ":" + ",".join(out)
 
 
 CLONE_OUT = "clone/model.pt"
