@@ -19,8 +19,9 @@ from paohuzi_env.game.actions import NUM_ACTIONS
 
 from .config import PPOConfig
 
-BATCH_KEYS = ("obs", "mask", "action", "logp", "value", "adv", "ret", "extra", "prior")
-"""The per-transition arrays of a batch."""
+BATCH_KEYS = ("obs", "mask", "action", "logp", "value", "adv", "ret", "extra", "prior", "oracle")
+"""The per-transition arrays of a batch (``extra``: the central critic's features, ``oracle``:
+oracle guiding's input; each ``(n, 0)`` when not in use)."""
 
 
 class TickBuffers(NamedTuple):
@@ -83,9 +84,9 @@ class TransitionStore:
     def take(self, n: int) -> dict[str, Any]:
         """The first ``n`` finished transitions (see the class docstring)."""
         cfg = self.cfg
-        keys = [k for k in BATCH_KEYS if k not in ("adv", "ret", "extra")] + ["dev"]
-        if cfg.central_critic:
-            keys.append("extra")
+        keys = [k for k in BATCH_KEYS if k not in ("adv", "ret", "extra", "oracle")] + ["dev"]
+        keys += [k for k, on in (("extra", cfg.central_critic), ("oracle", cfg.oracle_steps > 0))
+                 if on]
         rows: dict[str, Any] = {k: np.concatenate([c[k] for c in self.chunks]) if self.chunks else None
                 for k in ["tid", *keys]}
         new: dict[str, np.ndarray] = {}
@@ -105,7 +106,7 @@ class TransitionStore:
         joined: dict[str, Any] = {}
         for k in BATCH_KEYS:
             parts = [x[k] for x in (self.carry, new) if x and k in x]
-            if k == "extra" and not cfg.central_critic:
+            if not parts and k in ("extra", "oracle"):  # not in use
                 total = sum(len(x["action"]) for x in (self.carry, new) if x)
                 joined[k] = np.zeros((total, 0), np.float32)
             else:

@@ -403,6 +403,9 @@ def widen_policy(src: str | Path, dst: str | Path, hidden: int, *, seed: int = 0
     if "belief.weight" in model:  # reads the last hidden layer
         w = model["belief.weight"]
         model["belief.weight"] = torch.cat([w, w.new_zeros(w.shape[0], hidden - old)], dim=1)
+    if "oracle.weight" in model:  # oracle guiding feeds the first hidden layer: none to the new
+        w = model["oracle.weight"]
+        model["oracle.weight"] = torch.cat([w, w.new_zeros(hidden - old, w.shape[1])])
     payload = {k: data[k] for k in POLICY_KEYS if k in data}
     payload.update(model=model, policy_only=True,
                    config={**cfg, "hidden": hidden, "widened_from": {"hidden": old, "seed": seed}})

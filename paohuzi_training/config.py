@@ -85,6 +85,15 @@ class PPOConfig:
     auxiliary loss that shapes the actor's features toward the hidden cards. It is trained by
     PPO only (needs ``central_critic: true``, whose full-information features carry the
     targets); play never reads it (``network:`` and the search's guide read the actor alone)."""
+    oracle_steps: int = 0
+    """Oracle guiding (Suphx; 0: off). Over the first ``oracle_steps`` learner steps the actor
+    also reads the central critic's full-information features (the opponents' hands, the wall)
+    through a linear layer into its first hidden layer, which starts at zero (the network starts
+    as it was); each feature is kept with a probability falling linearly from 1 to 0 over those
+    steps (drawn per decision and feature), so the actor learns with the hidden cards and is
+    weaned off them. After them it reads none of them and plays as the network it exports, which
+    never needs them (``network:``, ``checkpoint:`` and the search read the observation alone).
+    Needs ``central_critic: true`` and ``oracle_steps <= total_steps``."""
     learning_rate: float = 3e-4
     """Adam learning rate."""
     anneal_lr: bool = True
@@ -361,6 +370,17 @@ def validate(cfg: PPOConfig) -> None:
         raise ValueError("config 'belief_coef' > 0 needs central_critic: true (the opponents' "
                          "hands it learns to predict come with the central critic's "
                          "full-information features)")
+    if cfg.oracle_steps < 0 or cfg.oracle_steps > cfg.total_steps:
+        raise ValueError(f"config 'oracle_steps' must be in [0, total_steps] (the network must end "
+                         f"its training without the hidden cards), got {cfg.oracle_steps} with "
+                         f"total_steps {cfg.total_steps}")
+    if cfg.oracle_steps > 0 and not cfg.central_critic:
+        raise ValueError("config 'oracle_steps' > 0 needs central_critic: true (the hidden cards "
+                         "the actor reads come with the central critic's full-information "
+                         "features)")
+    if cfg.oracle_steps > 0 and cfg.belief_coef > 0:
+        raise ValueError("config 'oracle_steps' and 'belief_coef' are not used together (a "
+                         "belief head predicting the cards the actor is shown learns nothing)")
     if cfg.distill_departure_weight <= 0:
         raise ValueError(f"config 'distill_departure_weight' must be > 0, got "
                          f"{cfg.distill_departure_weight}")
@@ -428,3 +448,19 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None,
 def to_dict(cfg: PPOConfig) -> dict[str, Any]:
     """The resolved config as plain data."""
     return dataclasses.asdict(cfg)
+
+
+def kl_coef_at(cfg: PPOConfig, step: int) -> float:
+    """The KL penalty's coefficient after ``step`` learner steps (``kl_coef`` decaying linearly
+    to 0 over ``kl_decay_steps``; constant when that is 0)."""
+    if cfg.kl_decay_steps <= 0:
+        return cfg.kl_coef
+    return cfg.kl_coef * max(0.0, 1.0 - step / cfg.kl_decay_steps)
+
+
+def oracle_keep_at(cfg: PPOConfig, step: int) -> float:
+    """Oracle guiding's probability of showing each hidden-card feature after ``step`` learner
+    steps: 1 falling linearly to 0 over ``oracle_steps`` (0 when oracle guiding is off)."""
+    if cfg.oracle_steps <= 0:
+        return 0.0
+    return max(0.0, 1.0 - step / cfg.oracle_steps)

@@ -131,7 +131,7 @@ class ActorCritic(nn.Module):
                  prior_weight: float = 0.0, obs_size: int = OBS_SIZE,
                  extra_size: int = STATE_EXTRA_SIZE, actor: str = "mlp",
                  conv_channels: int = 128, waits: bool = False, critic_hidden: int = 0,
-                 belief: bool = False) -> None:
+                 belief: bool = False, oracle: bool = False) -> None:
         super().__init__()
         self.central_critic = central_critic
         self.prior = prior
@@ -157,6 +157,16 @@ class ActorCritic(nn.Module):
         # 0-4 of it, from the actor's last hidden layer; an auxiliary loss only (play never
         # reads it, and it is not under actor., so play-only exports leave it out)
         self.belief = nn.Linear(hidden, BELIEF_SIZE * BELIEF_CLASSES) if belief else None
+        # oracle guiding (config oracle_steps > 0): the full-information features into the
+        # actor's first hidden layer, from zero; not under actor., so play-only exports leave it
+        # out. oracle_keep: the probability the rollouts keep each feature with (the trainer
+        # sets it every iteration, and it travels to the workers with the weights).
+        self.oracle = None
+        self.oracle_keep: torch.Tensor
+        if oracle:
+            self.oracle = nn.Linear(self.extra_size, hidden, bias=False)
+            torch.nn.init.zeros_(self.oracle.weight)
+            self.register_buffer("oracle_keep", torch.ones(()))
         cin = self.in_size + (self.extra_size if central_critic else 0)
         ch = critic_hidden or hidden
         self.critic = nn.Sequential(
@@ -166,18 +176,22 @@ class ActorCritic(nn.Module):
         )
 
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor,
-                      prior: torch.Tensor | None = None) -> torch.Tensor:
+                      prior: torch.Tensor | None = None,
+                      oracle: torch.Tensor | None = None) -> torch.Tensor:
         """The actor's logits with the illegal actions (``mask`` False) at :data:`MASK_VALUE`.
 
         Args:
             obs: the network input (:attr:`in_size` floats per row).
             mask: bool, True for the legal actions.
             prior: the prior's action per row; required when the network has a prior.
+            oracle: oracle guiding's input (the full-information features, some zeroed), for a
+                network trained with it; None: the actor reads the observation alone.
 
         Raises:
-            ValueError: the network has a prior and ``prior`` is None.
+            ValueError: the network has a prior and ``prior`` is None; ``oracle`` for a network
+                without oracle guiding.
         """
-        return self._masked(obs, mask, prior)[0]
+        return self._masked(obs, mask, prior, oracle)[0]
 
     def logits_and_belief(self, obs: torch.Tensor, mask: torch.Tensor,
                           prior: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -189,30 +203,41 @@ class ActorCritic(nn.Module):
         """
         if self.belief is None:
             raise ValueError("this network has no belief head (config belief_coef: 0)")
-        logits, h = self._masked(obs, mask, prior)
+        logits, h = self._masked(obs, mask, prior, None)
         b = self.belief(h).float()
         return logits, b.reshape(*b.shape[:-1], BELIEF_SIZE, BELIEF_CLASSES)
 
-    def _masked(self, obs: torch.Tensor, mask: torch.Tensor,
-                prior: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    def _masked(self, obs: torch.Tensor, mask: torch.Tensor, prior: torch.Tensor | None,
+                oracle: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
         """The masked logits and the actor's last hidden layer."""
         if self.prior == "none":
-            logits, h = self._logits(obs)
+            logits, h = self._logits(obs, oracle)
         else:
             if prior is None:
                 raise ValueError(f"this network was trained with the {self.prior!r} prior; "
                                  "pass the prior's actions")
             onehot = torch.nn.functional.one_hot(prior, NUM_ACTIONS).to(obs.dtype)
-            logits, h = self._logits(torch.cat([obs, onehot], dim=-1))
+            logits, h = self._logits(torch.cat([obs, onehot], dim=-1), oracle)
             logits = logits + self.prior_weight * onehot
         return torch.where(mask, logits, torch.full_like(logits, MASK_VALUE)), h
 
-    def _logits(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The actor's logits and its last hidden layer."""
+    def _logits(self, x: torch.Tensor,
+                oracle: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """The actor's logits and its last hidden layer (with ``oracle``, oracle guiding's
+        input added to the first hidden layer's pre-activation)."""
         if isinstance(self.actor, KindConvActor):
-            return fp32_output(self.actor.head, self.actor.head_input(x), features=True)
-        assert isinstance(self.actor, nn.Sequential)
-        return fp32_output(self.actor, x, features=True)
+            seq, inp = self.actor.head, self.actor.head_input(x)
+        else:
+            assert isinstance(self.actor, nn.Sequential)
+            seq, inp = self.actor, x
+        if oracle is None:
+            return fp32_output(seq, inp, features=True)
+        if self.oracle is None:
+            raise ValueError("this network was not trained with oracle guiding (config "
+                             "oracle_steps: 0): it reads no full-information features")
+        rest = seq[1:]
+        assert isinstance(rest, nn.Sequential)
+        return fp32_output(rest, seq[0](inp) + self.oracle(oracle), features=True)
 
     def value(self, obs: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
         """The critic's value per row; a central critic also reads ``extra``, the full-information
@@ -224,12 +249,15 @@ class ActorCritic(nn.Module):
         return self.critic(obs).squeeze(-1).float()
 
     def evaluate(self, obs, mask, action, extra=None, prior=None, full: bool = False,
-                 belief: bool = False):
+                 belief: bool = False, oracle=None):
         """log-prob of ``action``, entropy over legal actions, and value (and, with ``full``,
         the log-probabilities of every action as a fourth item; with ``belief`` too, the belief
-        head's logits as a fifth, :meth:`logits_and_belief`)."""
+        head's logits as a fifth, :meth:`logits_and_belief`); ``oracle``: as
+        :meth:`masked_logits` (not with ``belief``)."""
+        if belief and oracle is not None:
+            raise ValueError("the belief head and oracle guiding are not trained together")
         logits, b = (self.logits_and_belief(obs, mask, prior) if belief
-                     else (self.masked_logits(obs, mask, prior), None))
+                     else (self.masked_logits(obs, mask, prior, oracle), None))
         logp_all = torch.log_softmax(logits, dim=-1)
         p = logp_all.exp()
         entropy = -(torch.where(mask, p * logp_all, torch.zeros_like(p))).sum(-1)
@@ -282,7 +310,8 @@ def model_for(cfg) -> ActorCritic:
                        conv_channels=int(_get(cfg, "conv_channels", 128)),
                        waits=bool(_get(cfg, "wait_features", False)),
                        critic_hidden=int(_get(cfg, "critic_hidden", 0) or 0),
-                       belief=float(_get(cfg, "belief_coef", 0.0) or 0.0) > 0)
+                       belief=float(_get(cfg, "belief_coef", 0.0) or 0.0) > 0,
+                       oracle=int(_get(cfg, "oracle_steps", 0) or 0) > 0)
 
 
 def network_input(model: ActorCritic, obs: np.ndarray, waits: np.ndarray | None) -> np.ndarray:

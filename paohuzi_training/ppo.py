@@ -34,7 +34,7 @@ from paohuzi_env.backends.select import resolve_backend, vector_game_class
 from .batch import merge
 from .bc import behaviour_clone
 from .checkpoint import load_checkpoint, save_checkpoint
-from .config import PPOConfig, load_config, to_dict
+from .config import PPOConfig, kl_coef_at, load_config, oracle_keep_at, to_dict
 from .housekeeping import (
     StopFlag,
     bfloat16_update,
@@ -166,6 +166,8 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
             send_snaps = league.snapshots if it == 0 or it % cfg.snapshot_every == 0 \
                 or worker_states is not None else None
             worker_states = None
+            if model.oracle is not None:  # oracle guiding: the share of hidden cards shown
+                model.oracle_keep.fill_(oracle_keep_at(cfg, global_step))
             workers.request(frozen_state(model), send_snaps, league.weights(), cfg.steps_per_worker)
 
         while global_step < cfg.total_steps and not stop.requested:
@@ -252,14 +254,6 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
 # ---------------------------------------------------------------------- the update
 
 
-def kl_coef_at(cfg: PPOConfig, step: int) -> float:
-    """The KL penalty's coefficient after ``step`` learner steps (``kl_coef`` decaying linearly
-    to 0 over ``kl_decay_steps``; constant when that is 0)."""
-    if cfg.kl_decay_steps <= 0:
-        return cfg.kl_coef
-    return cfg.kl_coef * max(0.0, 1.0 - step / cfg.kl_decay_steps)
-
-
 def _ref_logp(ref, t: dict, rows: np.ndarray, chunk: int) -> torch.Tensor:
     """The frozen reference's log-probabilities at ``rows`` of the batch ``t``: an (n, 61)
     tensor, zero at the other rows."""
@@ -283,6 +277,7 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
     n = len(batch["action"])
     t = {k: torch.as_tensor(v, device=device) for k, v in batch.items()}
     extra = t["extra"] if cfg.central_critic else None
+    oracle = t["oracle"] if cfg.oracle_steps > 0 else None
     clipfracs: list[float] = []
     kls: list[float] = []
     beliefs: list[tuple[float, float]] = []
@@ -303,8 +298,9 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
             mb = torch.as_tensor(perm[start:start + cfg.minibatch_size], device=device)
             with torch.autocast(dev_type, torch.bfloat16, enabled=bf16):
                 out = model.evaluate(t["obs"][mb], t["mask"][mb], t["action"][mb],
-                                     None if extra is None else extra[mb], t["prior"][mb],
-                                     full=True, belief=cfg.belief_coef > 0)
+                                     None if extra is None else extra[mb], t["prior"][mb], full=True,
+                                     belief=cfg.belief_coef > 0,
+                                     oracle=None if oracle is None else oracle[mb])
             logp, entropy, value, logp_all = out[:4]
             kl_ref = None
             if ref_logp is not None and (kl_coef > 0 or start == 0):
@@ -352,6 +348,8 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
     )
     if kls:
         stats.update(kl_ref=float(np.mean(kls)), kl_coef=kl_coef)
+    if oracle is not None:
+        stats.update(oracle_keep=float(model.oracle_keep))
     if beliefs:
         stats.update(belief_loss=float(np.mean([b[0] for b in beliefs])),
                      belief_accuracy=float(np.mean([b[1] for b in beliefs])))

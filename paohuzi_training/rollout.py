@@ -215,16 +215,16 @@ class Rollout:
                     vg.policy_actions(cfg.prior, prior, learner)
                     pt = torch.from_numpy(prior[idx])
                 t0 = time.perf_counter()
-                a, logp, logits_ok = self._sample(self.model, x[idx], mask[idx], pt)
-                actions[idx] = a
-                ot = torch.from_numpy(x[idx])
-                extra = None
+                extra = oracle = None
                 if state is not None:
                     vg.state(state)
                     extra = state[idx, vg.obs_size:]
-                    values = self.model.value(ot, torch.from_numpy(extra)).numpy()
-                else:
-                    values = self.model.value(ot).numpy()
+                    oracle = self._oracle(extra)
+                a, logp, logits_ok = self._sample(self.model, x[idx], mask[idx], pt, oracle)
+                actions[idx] = a
+                ot = torch.from_numpy(x[idx])
+                values = self.model.value(ot, None if extra is None
+                                          else torch.from_numpy(extra)).numpy()
                 t_net += time.perf_counter() - t0
                 dev = np.zeros(len(idx), np.float32)
                 if cfg.advantage == "rollout":
@@ -252,7 +252,7 @@ class Rollout:
                 s_idx = seat[idx]
                 self.store.add(self.traj[idx, s_idx], obs=x[idx], mask=mask[idx], action=a,
                                logp=logp.astype(np.float32), value=values.astype(np.float32),
-                               extra=extra, prior=prior[idx].copy(), dev=dev)
+                               extra=extra, prior=prior[idx].copy(), dev=dev, oracle=oracle)
                 self.traj_len[idx, s_idx] += 1
             vg.step(actions, rewards, done)
             for i in np.flatnonzero(done):
@@ -287,11 +287,25 @@ class Rollout:
         logits = agent.masked_logits(torch.from_numpy(x), torch.from_numpy(mask[idx]), pt)
         actions[idx] = logits.argmax(-1).numpy()
 
+    def _oracle(self, extra: np.ndarray) -> np.ndarray | None:
+        """Oracle guiding's input at the learner's rows (config ``oracle_steps``): the
+        full-information features ``extra``, each kept with the network's current probability
+        (``oracle_keep``, drawn on this worker's generator; zeros once it is 0); None without
+        oracle guiding."""
+        if self.model.oracle is None:
+            return None
+        keep = float(self.model.oracle_keep)
+        if keep <= 0:
+            return np.zeros_like(extra)
+        return np.where(self.rng.random(extra.shape) < keep, extra, np.float32(0))
+
     def _sample(self, model: ActorCritic, obs: np.ndarray, mask: np.ndarray,
-                prior: torch.Tensor | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                prior: torch.Tensor | None,
+                oracle: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Actions drawn from ``model``'s masked policy (inverse CDF on this worker's
         generator), their log-probabilities, and whether each drawn action is legal."""
-        logits = model.masked_logits(torch.from_numpy(obs), torch.from_numpy(mask), prior)
+        logits = model.masked_logits(torch.from_numpy(obs), torch.from_numpy(mask), prior,
+                                     None if oracle is None else torch.from_numpy(oracle))
         logp_all = torch.log_softmax(logits, -1).numpy()
         cdf = np.cumsum(np.exp(logp_all.astype(np.float64)), axis=1)
         u = self.rng.random(len(obs))[:, None] * cdf[:, -1:]

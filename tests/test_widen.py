@@ -87,3 +87,25 @@ def test_widen_errors(tmp_path, capsys):
     assert main(["widen", str(src), str(tmp_path / "w.safetensors"), "--hidden", "32"]) == 0
     assert np.isfinite(load_checkpoint(tmp_path / "w.safetensors")["model"]["actor.0.weight"]
                        .numpy()).all()
+
+
+def test_widening_an_oracle_guided_network_keeps_its_logits_with_the_cards(tmp_path):
+    """An oracle layer (config ``oracle_steps``) feeds the first hidden layer: widened, the new
+    units read none of the cards and the logits with the oracle input stay the same."""
+    cfg = {"actor": "conv", "hidden": 24, "conv_channels": 8, "central_critic": True,
+           "critic_hidden": 16, "rules": "huaihua", "oracle_steps": 100}
+    torch.manual_seed(4)
+    model = model_for(cfg)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_(0.0, 0.3)
+    src = save_safetensors(tmp_path / "o.safetensors", {
+        "model": model.state_dict(), "config": cfg, "rules": {"name": "huaihua", "overrides": {}}})
+    b = load_checkpoint(widen_policy(src, tmp_path / "wide.safetensors", 40, seed=1))
+    assert b["model"]["oracle.weight"].shape == (40, model.extra_size)
+    wide = model_from_checkpoint(b)
+    x, extra = torch.rand(32, model.in_size), torch.rand(32, model.extra_size)
+    mask = torch.ones(32, 61, dtype=torch.bool)
+    with torch.no_grad():
+        assert torch.allclose(model.masked_logits(x, mask, oracle=extra),
+                              wide.masked_logits(x, mask, oracle=extra), atol=1e-5)
