@@ -57,6 +57,8 @@ def _random_batch(cfg: PPOConfig, n: int, rng: np.random.Generator) -> dict[str,
         "ret": rng.standard_normal(n).astype(np.float32) * 0.1,
         "extra": rng.random((n, model.extra_size if cfg.central_critic else 0), dtype=np.float32),
         "prior": action.copy(),
+        "oracle": rng.random((n, model.extra_size if cfg.oracle_steps > 0 else 0),
+                             dtype=np.float32),
     }
 
 
@@ -75,10 +77,11 @@ def network_rate(cfg: PPOConfig, seconds: float = 3.0) -> dict[str, float]:
             o, m = torch.from_numpy(tick["obs"]), torch.from_numpy(tick["mask"])
             p = torch.from_numpy(tick["prior"]) if cfg.prior != "none" else None
             e = torch.from_numpy(tick["extra"]) if cfg.central_critic else None
+            orc = torch.from_numpy(tick["oracle"]) if cfg.oracle_steps > 0 else None
             n = 0
             t0 = time.perf_counter()
             while time.perf_counter() - t0 < seconds:
-                logits = model.masked_logits(o, m, p)
+                logits = model.masked_logits(o, m, p, orc)
                 torch.log_softmax(logits, -1)
                 model.value(o, e)
                 n += b

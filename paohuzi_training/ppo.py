@@ -159,7 +159,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
     stop = StopFlag(log)
     last_save = time.monotonic()
     try:
-        def ask(it: int) -> None:
+        def ask(it: int, step: int) -> None:
             """Request the batch of iteration ``it`` with the current weights (the snapshot pool
             is sent when it changed, and after a resume)."""
             nonlocal worker_states
@@ -167,7 +167,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
                 or worker_states is not None else None
             worker_states = None
             if model.oracle is not None:  # oracle guiding: the share of hidden cards shown
-                model.oracle_keep.fill_(oracle_keep_at(cfg, global_step))
+                model.oracle_keep.fill_(oracle_keep_at(cfg, step))  # at the batch's first step
             workers.request(frozen_state(model), send_snaps, league.weights(), cfg.steps_per_worker)
 
         while global_step < cfg.total_steps and not stop.requested:
@@ -177,7 +177,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
                 optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
             # 1. rollouts
             if workers.pending is None:
-                ask(iteration)
+                ask(iteration, global_step)
             batches = workers.receive()
             t_roll = time.perf_counter() - t0
             states = [b["rng_state"] for b in batches]
@@ -185,7 +185,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
             n = len(batch["action"])
             if (cfg.overlap and workers.local is None and global_step + n < cfg.total_steps
                     and not stop.requested):
-                ask(iteration + 1)  # collected while this batch trains: one iteration of lag
+                ask(iteration + 1, global_step + n)  # collected while this batch trains
             # 2. the update
             t1 = time.perf_counter()
             stats = ppo_update(model, optimizer, batch, cfg, device, rng, ref,
@@ -348,8 +348,8 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
     )
     if kls:
         stats.update(kl_ref=float(np.mean(kls)), kl_coef=kl_coef)
-    if oracle is not None:
-        stats.update(oracle_keep=float(model.oracle_keep))
+    if oracle is not None:  # the share of the nonzero hidden-card features the batch showed
+        stats.update(oracle_shown=float((oracle != 0).sum() / max(1, int((t["extra"] != 0).sum()))))
     if beliefs:
         stats.update(belief_loss=float(np.mean([b[0] for b in beliefs])),
                      belief_accuracy=float(np.mean([b[1] for b in beliefs])))

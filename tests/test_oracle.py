@@ -119,3 +119,33 @@ def test_a_run_weans_the_actor_off_the_cards(tmp_path, monkeypatch):
     assert make_agent(f"checkpoint:{final}", seed=0)(view) in game.legal_actions()
     net = export_policy(final, tmp_path / "n.safetensors", actor_only=True)
     assert make_agent(f"network:{net}", seed=0)(view) in game.legal_actions()
+
+
+@pytest.mark.skipif(not fast.available(), reason="the compiled core is not built")
+def test_ppo_recomputes_the_probabilities_the_rollouts_sampled_with():
+    """On batches collected with the cards half shown (the second batch opens with the first
+    one's carry), PPO's first pass recomputes exactly the stored log-probabilities: its ratios
+    are 1 (no clipping, approximate KL 0); it logs the share of the cards shown. Reading the
+    full features instead of the stored input would move the ratios."""
+    from paohuzi_training.ppo import ppo_update
+
+    cfg = _tiny(backend="fast", update_epochs=1, minibatch_size=4096, target_kl=None,
+                learning_rate=0.0)
+    roll = Rollout(cfg, np.random.SeedSequence(5))
+    state = roll.model.state_dict()
+    state["oracle.weight"] = 4 * torch.randn(state["oracle.weight"].shape,
+                                             generator=torch.Generator().manual_seed(1))
+    state["oracle_keep"] = torch.tensor(0.5)
+    roll.set_weights(state)
+    model = model_for(cfg)
+    model.load_state_dict(state)
+    opt = torch.optim.Adam(model.parameters(), lr=0.0)
+    for _ in range(2):
+        b = roll.collect(257)
+        batch = {k: v for k, v in b.items() if isinstance(v, np.ndarray)}
+        stats = ppo_update(model, opt, batch, cfg, "cpu", np.random.default_rng(0))
+        assert abs(stats["approx_kl"]) < 1e-7 and stats["clipfrac"] == 0.0
+        assert stats["oracle_shown"] == pytest.approx(0.5, abs=0.03)
+        wrong = dict(batch, oracle=batch["extra"])
+        stats = ppo_update(model, opt, wrong, cfg, "cpu", np.random.default_rng(0))
+        assert stats["approx_kl"] > 1e-4
