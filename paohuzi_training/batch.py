@@ -84,9 +84,9 @@ class TransitionStore:
     def take(self, n: int) -> dict[str, Any]:
         """The first ``n`` finished transitions (see the class docstring)."""
         cfg = self.cfg
-        keys = [k for k in BATCH_KEYS if k not in ("adv", "ret", "extra", "oracle")] + ["dev"]
-        keys += [k for k, on in (("extra", cfg.central_critic), ("oracle", cfg.oracle_steps > 0))
-                 if on]
+        optional = {"extra": cfg.central_critic, "oracle": cfg.oracle_steps > 0}  # in use?
+        keys = [k for k in BATCH_KEYS if k not in ("adv", "ret", *optional)] + ["dev"]
+        keys += [k for k, on in optional.items() if on]
         rows: dict[str, Any] = {k: np.concatenate([c[k] for c in self.chunks]) if self.chunks else None
                 for k in ["tid", *keys]}
         new: dict[str, np.ndarray] = {}
@@ -106,7 +106,7 @@ class TransitionStore:
         joined: dict[str, Any] = {}
         for k in BATCH_KEYS:
             parts = [x[k] for x in (self.carry, new) if x and k in x]
-            if not parts and k in ("extra", "oracle"):  # not in use
+            if k in optional and not optional[k]:  # (n, 0), however the carry was made
                 total = sum(len(x["action"]) for x in (self.carry, new) if x)
                 joined[k] = np.zeros((total, 0), np.float32)
             else:
