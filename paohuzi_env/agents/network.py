@@ -37,6 +37,7 @@ import numpy as np
 from ..bots.base import Agent
 from ..encode.features import WAIT_FEATURES, WAITS_VERSION, wait_features, wait_rows
 from ..encode.observation import KIND_ROWS, encode, obs_size, obs_version
+from ..encode.state import state_extra_size
 from ..game.actions import NUM_ACTIONS
 from ..game.engine import PlayerView
 from ..game.rules import Rules, as_rules, rules_of_file
@@ -219,9 +220,10 @@ def _sidecar_rules(meta: dict[str, Any], where: Path) -> Rules:
     raise ValueError(f"{where} names no rules")
 
 
-def _load(path: Path) -> Network:
-    from ..backends import fast
-
+def _read(path: Path) -> tuple[dict[str, Any], Path, dict[str, np.ndarray], Rules,
+                               dict[str, Any]]:
+    """The sidecar, its path, the tensors (checked against the sidecar's SHA-256), the rules
+    and the training config of the ``.safetensors`` policy ``path``."""
     meta = read_sidecar(path)
     side = path.with_suffix(".json")
     try:
@@ -240,6 +242,25 @@ def _load(path: Path) -> Network:
         raise ValueError(f"{side} says observation {version!r}, but its rules {rules.name!r} "
                          f"produce {obs_version(rules)!r}")
     config: dict[str, Any] = meta["config"] if isinstance(meta.get("config"), dict) else {}
+    return meta, side, tensors, rules, config
+
+
+def _waits(meta: dict[str, Any], config: dict[str, Any], side: Path) -> bool:
+    """Whether the network reads the wait features (checked to name their version)."""
+    waits = config.get("wait_features", False)
+    if not isinstance(waits, bool):
+        raise ValueError(f"{side}: wait_features must be true or false, got {waits!r}")
+    if waits and meta.get("waits_version") != WAITS_VERSION:
+        raise ValueError(f"{side}: a network with wait features must name them as waits_version "
+                         f"{WAITS_VERSION!r}, got {meta.get('waits_version')!r}")
+    return waits
+
+
+def _load(path: Path) -> Network:
+    from ..backends import fast
+
+    meta, side, tensors, rules, config = _read(path)
+    version = obs_version(rules)  # the sidecar's, checked by _read
     prior = config.get("prior", "none")
     if prior not in PRIORS:
         raise ValueError(f"{side}: prior must be one of {', '.join(PRIORS)}, got {prior!r}")
@@ -260,12 +281,7 @@ def _load(path: Path) -> Network:
     hidden = b0.shape[0] if b0.ndim == 1 else -1
     if config.get("hidden") not in (None, hidden):
         raise ValueError(f"{side} says hidden {config.get('hidden')}, the tensors have {hidden}")
-    waits = config.get("wait_features", False)
-    if not isinstance(waits, bool):
-        raise ValueError(f"{side}: wait_features must be true or false, got {waits!r}")
-    if waits and meta.get("waits_version") != WAITS_VERSION:
-        raise ValueError(f"{side}: a network with wait features must name them as waits_version "
-                         f"{WAITS_VERSION!r}, got {meta.get('waits_version')!r}")
+    waits = _waits(meta, config, side)
     n_obs = obs_size(rules)
     n_in = n_obs + (WAIT_FEATURES if waits else 0)
     rows = [list(r) for r in KIND_ROWS] + (wait_rows(n_obs) if waits else [])
@@ -308,6 +324,92 @@ def _load(path: Path) -> Network:
                    arch, channels, waits)
 
 
+CRITIC_TENSORS = ("critic.0.weight", "critic.0.bias", "critic.2.weight", "critic.2.bias",
+                  "critic.4.weight", "critic.4.bias")
+NORMALIZER = 64.0
+"""Points per unit of the ``normalized`` reward (:data:`paohuzi_env.encode.rewards.NORMALIZER`)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Critic:
+    """A network's critic loaded for the search's leaves (:func:`load_critic`).
+
+    Attributes:
+        path: the ``.safetensors`` file read.
+        rules: the rules it was trained under.
+        hidden: the width of its two hidden layers.
+        central: it also reads the full-information features
+            (:func:`paohuzi_env.encode.state.state_extra`; training's ``central_critic``).
+        waits: it reads the 80 wait features after the observation.
+        scale: points per unit of its output (64 for the ``normalized`` reward, 1 for ``score``).
+        clip: the reward's clip in points (64 for ``normalized``; 0: none).
+        baseline: it was trained against the expert baseline (training's ``reward_baseline:
+            expert``): its value is the seat's points less the deal's points under three experts.
+        core: the compiled critic (``paohuzi_env._fast.NetValue``).
+    """
+
+    path: Path
+    rules: Rules
+    hidden: int
+    central: bool
+    waits: bool
+    scale: float
+    clip: float
+    baseline: bool
+    core: Any
+
+    def check_rules(self, rules: str | Rules) -> None:
+        """Refuse ``rules`` other than those it was trained under (a ``ValueError``)."""
+        rules = as_rules(rules)
+        if rules.name != self.rules.name or obs_version(rules) != obs_version(self.rules):
+            raise ValueError(f"critic {self.path} was trained under rules {self.rules.name!r}; "
+                             f"the search plays rules {rules.name!r}: a critic values only the "
+                             "rules it was trained on")
+
+
+def _load_critic(path: Path) -> Critic:
+    from ..backends import fast
+
+    meta, side, tensors, rules, config = _read(path)
+    missing = [k for k in CRITIC_TENSORS if k not in tensors]
+    if missing:
+        raise ValueError(f"{path} holds no critic ({', '.join(missing)} missing): a leaf value "
+                         "needs a network exported with its critic (python -m "
+                         "paohuzi_training.checkpoint export without --actor-only)")
+    if config.get("prior", "none") != "none":
+        raise ValueError(f"{side}: a network trained with a prior has a critic that reads the "
+                         "prior's one-hot too; the search's leaves read critics without a prior")
+    reward = config.get("reward", "normalized")
+    if reward not in ("normalized", "score"):
+        raise ValueError(f"{side}: a leaf critic must have learned points (reward normalized or "
+                         f"score), got reward {reward!r}")
+    base = config.get("reward_baseline", "none")
+    if base not in ("none", "expert"):
+        raise ValueError(f"{side}: reward_baseline must be none or expert, got {base!r}")
+    central = config.get("central_critic", False)
+    if not isinstance(central, bool):
+        raise ValueError(f"{side}: central_critic must be true or false, got {central!r}")
+    waits = _waits(meta, config, side)
+    b0 = tensors["critic.0.bias"]
+    hidden = b0.shape[0] if b0.ndim == 1 else -1
+    n_in = (obs_size(rules) + (WAIT_FEATURES if waits else 0)
+            + (state_extra_size(rules) if central else 0))
+    want = {"critic.0.weight": (hidden, n_in), "critic.0.bias": (hidden,),
+            "critic.2.weight": (hidden, hidden), "critic.2.bias": (hidden,),
+            "critic.4.weight": (1, hidden), "critic.4.bias": (1,)}
+    for k, shape in want.items():
+        if tensors[k].shape != shape:
+            raise ValueError(f"tensor {k} of {path} has shape {tensors[k].shape}; the critic of "
+                             f"its sidecar's network needs {shape}")
+    scale, clip = (NORMALIZER, NORMALIZER) if reward == "normalized" else (1.0, 0.0)
+    w = {k: np.ascontiguousarray(tensors[k]) for k in CRITIC_TENSORS}
+    core = fast._require().NetValue(
+        obs_size(rules), hidden, waits, central, scale, clip, base == "expert",
+        w["critic.0.weight"], w["critic.0.bias"], w["critic.2.weight"], w["critic.2.bias"],
+        w["critic.4.weight"], w["critic.4.bias"])
+    return Critic(path, rules, hidden, central, waits, scale, clip, base == "expert", core)
+
+
 GUIDES_DIR = Path(__file__).resolve().parent.parent / "networks"
 """The networks packaged with paohuzi_env (``paohuzi_env/networks/RULES.safetensors`` with its
 sidecar): the search's default guide for those rules (``search:guide=auto``)."""
@@ -330,8 +432,47 @@ def packaged_guide(rules: str | Rules) -> Path | None:
     return path if path.is_file() else None
 
 
-_cache: OrderedDict[tuple, Network] = OrderedDict()
+_cache: OrderedDict[tuple, Any] = OrderedDict()
 _cache_lock = threading.Lock()
+
+
+def _cached(path: str | Path, kind: str, load: Any) -> Any:
+    """``load(path)`` cached per file and kind (absolute path, size and modification time of the
+    tensors and of the sidecar)."""
+    p = policy_path(path).resolve()
+    try:
+        st, ss = os.stat(p), os.stat(_sidecar(p))
+    except OSError as e:
+        raise ValueError(f"cannot read {p}: {e.strerror or e}") from None
+    key = (kind, str(p), st.st_size, st.st_mtime_ns, ss.st_size, ss.st_mtime_ns)
+    with _cache_lock:
+        got = _cache.get(key)
+        if got is not None:
+            _cache.move_to_end(key)
+    if got is None:
+        got = load(p)
+        with _cache_lock:
+            _cache[key] = got
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    return got
+
+
+def load_critic(path: str | Path, rules: str | Rules | None = None) -> Critic:
+    """The critic of the network at ``path`` (see :func:`policy_path`: a ``.safetensors``
+    exported with its critic, which play-only exports leave out), for the search's leaves
+    (``search:leaf=checkpoint:PATH``); checked against ``rules`` when given. Cached as
+    :func:`load_network`.
+
+    Raises:
+        ValueError: a missing or malformed file, no critic in it, a critic with a prior or of a
+            reward that is not points, or one for other rules than ``rules``.
+        RuntimeError: when the compiled core is not available.
+    """
+    critic: Critic = _cached(path, "critic", _load_critic)
+    if rules is not None:
+        critic.check_rules(rules)
+    return critic
 
 
 def load_network(path: str | Path, rules: str | Rules | None = None) -> Network:
@@ -346,22 +487,7 @@ def load_network(path: str | Path, rules: str | Rules | None = None) -> Network:
             prior, or a network for other rules than ``rules``.
         RuntimeError: when the compiled core is not available.
     """
-    p = policy_path(path).resolve()
-    try:
-        st, ss = os.stat(p), os.stat(_sidecar(p))
-    except OSError as e:
-        raise ValueError(f"cannot read {p}: {e.strerror or e}") from None
-    key = (str(p), st.st_size, st.st_mtime_ns, ss.st_size, ss.st_mtime_ns)
-    with _cache_lock:
-        net = _cache.get(key)
-        if net is not None:
-            _cache.move_to_end(key)
-    if net is None:
-        net = _load(p)
-        with _cache_lock:
-            _cache[key] = net
-            while len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
+    net: Network = _cached(path, "actor", _load)
     if rules is not None:
         net.check_rules(rules)
     return net

@@ -372,12 +372,12 @@ def parse_search_spec(arg: str) -> dict[str, Any]:
     types = {"samples": int, "rollout": str, "z": float, "margin": float, "playouts": int,
              "budget_ms": float, "tries": int, "prune": int, "prune_z": float, "threads": int,
              "prune_bar": int, "top": int, "guide": str, "guide_p": float,
-             "impl": str}
+             "impl": str, "leaf": str, "leaf_depth": int}
     last = ""
     for part in arg.split(","):
         key, sep, value = part.partition("=")
         key = key.strip()
-        if not sep and last in ("rollout", "guide") and \
+        if not sep and last in ("rollout", "guide", "leaf") and \
                 str(out[last]).startswith(NETWORK_ROLLOUT):
             raise ValueError(
                 f"search option {last}={out[last]},{part}: a comma separates the options, "
@@ -460,12 +460,38 @@ def _guide_args(guide: Any, rules: Rules) -> Any:
     return None if net is None else net.core
 
 
+def _leaf_critic(leaf: Any, rules: Rules) -> Any:
+    """The leaf :class:`~paohuzi_env.agents.network.Critic` (or None) for ``none``,
+    ``checkpoint:PATH`` or a loaded critic (checked against ``rules``)."""
+    from .network import Critic, load_critic
+
+    if leaf is None or leaf == "none":
+        return None
+    if isinstance(leaf, Critic):
+        leaf.check_rules(rules)
+        return leaf
+    if isinstance(leaf, str) and leaf.startswith(NETWORK_ROLLOUT):
+        return load_critic(leaf[len(NETWORK_ROLLOUT):], rules)
+    raise ValueError(f"leaf must be none or {NETWORK_ROLLOUT}PATH (a network with its critic), "
+                     f"got {leaf!r}")
+
+
+def _leaf_args(leaf: Any, leaf_depth: Any, rules: Rules) -> Any:
+    """The binding's ``leaf``: the compiled critic of :func:`_leaf_critic`, or None."""
+    if isinstance(leaf_depth, bool) or not isinstance(leaf_depth, (int, np.integer)) \
+            or not 1 <= leaf_depth <= 1000:
+        raise ValueError(f"leaf_depth must be an int in 1..1000, got {leaf_depth!r}")
+    critic = _leaf_critic(leaf, rules)
+    return None if critic is None else critic.core
+
+
 def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
                 seed: Any = None, samples: int = 32, playouts: int = 256, rollout: Any = "expert",
                 z: float = 2.0, margin: float = 0.0, budget_ms: float = 0.0, tries: int = 8,
                 prune: int = PRUNE, prune_z: float = PRUNE_Z, threads: int = 1,
                 prune_bar: int = PRUNE_BAR, top: int = TOP, guide: Any = GUIDE,
-                guide_p: float = GUIDE_P) -> dict[str, Any]:
+                guide_p: float = GUIDE_P, leaf: Any = "none",
+                leaf_depth: int = 1) -> dict[str, Any]:
     """The compiled search (``paohuzi_env/backends/_core/search.cpp``) at ``seat``'s decision in ``game``
     (either engine).
 
@@ -485,7 +511,8 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     with ``guide=none`` it also gives the choice the search keeps) or a loaded
     :class:`~paohuzi_env.agents.network.Network`; a network must have been trained under the
     game's rules. ``guide`` / ``guide_p``: as :class:`SearchAgent`'s (default ``auto``: with
-    ``prune=0`` the answer is the reference's only with ``guide="none"``).
+    ``prune=0`` the answer is the reference's only with ``guide="none"``). ``leaf`` /
+    ``leaf_depth``: as :class:`SearchAgent`'s (the means are then the critic's points).
 
     Returns:
         a dict: ``choice``, ``worlds``, ``attempts``, ``playouts``, ``legal``, ``means`` (per
@@ -506,12 +533,13 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     real = game if isinstance(game, fast.Game) else fast.Game.replay(game.record())
     rollout, net = _rollout_args(rollout, real.rules)
     gnet = _guide_args(guide, real.rules)
+    lnet = _leaf_args(leaf, leaf_depth, real.rules)
     gen = rng if rng is not None else np.random.default_rng(seed)
     out = core.search_action(real._g, int(seat), _rng_state(gen), samples=samples,
                              playouts=playouts, rollout=rollout, z=z, margin=margin,
                              budget_ms=budget_ms, tries=tries, prune=prune, prune_z=prune_z,
                              threads=threads, prune_bar=bool(prune_bar), top=top, net=net,
-                             guide=gnet, guide_p=guide_p)
+                             guide=gnet, guide_p=guide_p, leaf=lnet, leaf_depth=int(leaf_depth))
     _set_rng_state(gen, out.pop("rng_state"))
     return dict(out)
 
@@ -521,7 +549,8 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
                   margin: float = 0.0, tries: int = 8, prune: int = PRUNE, prune_z: float = PRUNE_Z,
                   threads: int = 1, prune_bar: int = PRUNE_BAR, top: int = TOP,
                   rng_states: np.ndarray | None = None, guide: Any = GUIDE,
-                  guide_p: float = GUIDE_P) -> np.ndarray:
+                  guide_p: float = GUIDE_P, leaf: Any = "none",
+                  leaf_depth: int = 1) -> np.ndarray:
     """The compiled search's action in each hand of ``vg`` (a :class:`paohuzi_env.backends.fast.VectorGame`)
     that ``which`` (bool (n,)) marks, all hands when None, as int64 (n,) (``out`` keeps its other
     entries). Hand ``i`` draws its worlds from a generator keyed by ``seed``, its deal number and
@@ -555,10 +584,12 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
         raise ValueError(f"rng_states must be a uint64 array of shape ({n}, 6)")
     rollout, net = _rollout_args(rollout, vg.rules)
     gnet = _guide_args(guide, vg.rules)
+    lnet = _leaf_args(leaf, leaf_depth, vg.rules)
     core.search_actions(vg._v, out, which, int(seed), samples=samples, playouts=playouts,
                         rollout=rollout, z=z, margin=margin, tries=tries, prune=prune,
                         prune_z=prune_z, threads=threads, prune_bar=bool(prune_bar), top=top,
-                        rng_states=rng_states, net=net, guide=gnet, guide_p=guide_p)
+                        rng_states=rng_states, net=net, guide=gnet, guide_p=guide_p, leaf=lnet,
+                        leaf_depth=int(leaf_depth))
     return out
 
 
@@ -618,6 +649,14 @@ class SearchAgent(Agent):
         guide_p: a legal action the guide gives at least this probability (softmax of its
             logits over the legal actions) is a candidate; 1 keeps only the guide's and the
             rollout bot's choices.
+        leaf: ``none`` (default: every playout runs to the hand's end) or ``checkpoint:PATH``, a
+            network exported with its critic (:func:`paohuzi_env.agents.network.load_critic`):
+            truncated playouts. A candidate is played on only until the seat is to act for the
+            ``leaf_depth``-th time after it, and the critic values the hand there; a hand that
+            ends first counts its points (less the deal's points under three experts, where the
+            critic learned against that baseline: the same for every candidate of a world).
+            Compiled search only (docs/SEARCH.md).
+        leaf_depth: see ``leaf`` (1: at the seat's next turn).
         impl: ``core`` (the compiled search, ``_core/search.cpp``) or ``python`` (this module's
             readable reference; the same decisions as ``core`` with ``prune=0`` and
             ``guide=none`` for the same seed).
@@ -633,7 +672,8 @@ class SearchAgent(Agent):
                  playouts: int = 256, budget_ms: float = 0.0, tries: int = 8,
                  prune: int | None = None, prune_z: float = PRUNE_Z, threads: int = 1,
                  prune_bar: int = PRUNE_BAR, top: int | None = None, impl: str = "core",
-                 guide: Any = GUIDE, guide_p: float = GUIDE_P) -> None:
+                 guide: Any = GUIDE, guide_p: float = GUIDE_P, leaf: Any = "none",
+                 leaf_depth: int = 1) -> None:
         super().__init__(seed)
         if samples < 1 or playouts < 1:
             raise ValueError(f"samples and playouts must be at least 1, got samples={samples}, "
@@ -664,9 +704,9 @@ class SearchAgent(Agent):
         if impl == "python" and guide == "auto":
             guide = "none"  # the reference has no guide
         if impl == "python" and (prune or threads != 1 or top or rollout not in ROLLOUTS
-                                 or guide != "none"):
-            raise ValueError("prune, top, threads, a guide and a network rollout are options of "
-                             "the compiled search (impl=core)")
+                                 or guide != "none" or (leaf is not None and leaf != "none")):
+            raise ValueError("prune, top, threads, a guide, a leaf critic and a network rollout "
+                             "are options of the compiled search (impl=core)")
         if not isinstance(guide_p, (int, float)) or not 0.0 <= guide_p <= 1.0:
             raise ValueError(f"guide_p must be a probability in [0, 1], got {guide_p!r}")
         self.rules = as_rules(rules)
@@ -676,6 +716,10 @@ class SearchAgent(Agent):
             raise ValueError("top ranks actions by the rollout bot's values: not with a guide "
                              "network (guide=none)")
         self.guide_p = float(guide_p)
+        # the leaf critic (None: playouts to the end)
+        _leaf_args("none", leaf_depth, self.rules)  # checks leaf_depth
+        self.leaf: Any = _leaf_critic(leaf, self.rules) if impl == "core" else None
+        self.leaf_depth = int(leaf_depth)
         self.network: Any = None  # the rollout network (rollout=checkpoint:PATH)
         if rollout.startswith(NETWORK_ROLLOUT):
             from .network import load_network
@@ -705,7 +749,8 @@ class SearchAgent(Agent):
         return {"samples": self.samples, "playouts": self.playouts, "rollout": rollout,
                 "z": self.z, "margin": self.margin, "tries": self.tries, "prune": self.prune,
                 "prune_z": self.prune_z, "prune_bar": self.prune_bar, "top": self.top,
-                "guide": self.guide, "guide_p": self.guide_p}
+                "guide": self.guide, "guide_p": self.guide_p, "leaf": self.leaf,
+                "leaf_depth": self.leaf_depth}
 
     def act(self, view: PlayerView) -> int:
         """Not supported: the search needs the game, so call :meth:`act_game`.
@@ -730,7 +775,7 @@ class SearchAgent(Agent):
                               margin=self.margin, budget_ms=self.budget_ms, tries=self.tries,
                               prune=self.prune, prune_z=self.prune_z, threads=self.threads,
                               prune_bar=self.prune_bar, top=self.top, guide=self.guide,
-                              guide_p=self.guide_p)
+                              guide_p=self.guide_p, leaf=self.leaf, leaf_depth=self.leaf_depth)
             choice = int(out["choice"])
             # the actions played out in at least one world (top and guide leave some out)
             played = {a for a, n in zip(out["legal"], out["played"]) if n > 0}

@@ -41,12 +41,14 @@ RngTuple rng_to(const Pcg64& r) {
 }
 
 using NetPtr = std::shared_ptr<NetPolicy>;
+using ValuePtr = std::shared_ptr<NetValue>;
 
 // rollout "network" plays the worlds out with `net` (which must be given then, and only then).
 SearchOptions options(int samples, int playouts, const std::string& rollout, double z,
                       double margin, double budget_ms, int tries, int prune, double prune_z,
                       int threads, bool prune_bar, int top, const NetPtr& net,
-                      const NetPtr& guide, double guide_p) {
+                      const NetPtr& guide, double guide_p, const ValuePtr& leaf,
+                      int leaf_depth) {
     SearchOptions o;
     if (samples < 1 || playouts < 1)
         throw py::value_error("samples and playouts must be at least 1, got samples=" +
@@ -83,8 +85,15 @@ SearchOptions options(int samples, int playouts, const std::string& rollout, dou
         throw py::value_error("the compiled bots are not part of this build");
     if (!(guide_p >= 0.0 && guide_p <= 1.0))
         throw py::value_error("guide_p must be a probability in [0, 1], got " + std::to_string(guide_p));
+    if (leaf_depth < 1 || leaf_depth > 1000)
+        throw py::value_error("leaf_depth must be 1..1000 (the seat's turns played before the "
+                              "critic values the hand), got " + std::to_string(leaf_depth));
+    if (leaf && leaf->waits() && !bots_linked())
+        throw py::value_error("the compiled bots are not part of this build");
     o.guide = guide;
     o.guide_p = guide_p;
+    o.leaf = leaf;
+    o.leaf_depth = leaf_depth;
     o.samples = samples;
     o.playouts = playouts;
     o.z = z;
@@ -107,7 +116,9 @@ void acting_seat(const Game& g, int seat) {
                               std::to_string(g.current_player()) + ")");
 }
 
-void check_rules_fit(const NetPtr& net, const Rules& rules, const char* what = "the network") {
+template <class Net>
+void check_rules_fit(const std::shared_ptr<Net>& net, const Rules& rules,
+                     const char* what = "the network") {
     if (net && net->obs_size() != obs_size(rules))
         throw py::value_error(std::string(what) + " reads " + std::to_string(net->obs_size()) +
                               " observation floats, but rules '" + rules.name + "' produce " +
@@ -259,6 +270,61 @@ void bind_search(py::module_& m) {
         })
         .def_property_readonly("prior_weight", &NetPolicy::prior_weight);
 
+    py::class_<NetValue, std::shared_ptr<NetValue>>(
+        m, "NetValue",
+        "A network's critic (paohuzi_training/model.py ActorCritic.critic), the search's leaf value "
+        "(paohuzi_env.agents.network.load_critic builds it from a .safetensors network).")
+        .def(py::init([](int obs_size, int hidden, bool waits, bool central, double scale,
+                         double clip, bool baseline, const F32& w0, const F32& b0, const F32& w1,
+                         const F32& b1, const F32& w2, const F32& b2) {
+                 if (obs_size != OBS_SIZE && obs_size != OBS_SIZE_V2)
+                     throw py::value_error("obs_size must be " + std::to_string(OBS_SIZE) + " or " +
+                                           std::to_string(OBS_SIZE_V2) + ", got " +
+                                           std::to_string(obs_size));
+                 if (hidden < 1 || hidden > 1 << 16)
+                     throw py::value_error("hidden must be 1..65536, got " + std::to_string(hidden));
+                 if (!(scale > 0) || std::isinf(scale) || !(clip >= 0) || std::isinf(clip))
+                     throw py::value_error("scale must be positive and clip >= 0, both finite");
+                 const py::ssize_t extra =
+                     central ? (obs_size == OBS_SIZE ? STATE_EXTRA_SIZE : STATE_EXTRA_SIZE_V2) : 0;
+                 const py::ssize_t in = obs_size + (waits ? WAIT_FEATURES : 0) + extra;
+                 const std::vector<float> bias = tensor(b2, "critic.4.bias", 1);
+                 return std::make_shared<NetValue>(
+                     obs_size, hidden, waits, central, float(scale), float(clip), baseline,
+                     tensor(w0, "critic.0.weight", hidden, in), tensor(b0, "critic.0.bias", hidden),
+                     tensor(w1, "critic.2.weight", hidden, hidden),
+                     tensor(b1, "critic.2.bias", hidden), tensor(w2, "critic.4.weight", 1, hidden),
+                     bias[0]);
+             }),
+             py::arg("obs_size"), py::arg("hidden"), py::arg("waits"), py::arg("central"),
+             py::arg("scale"), py::arg("clip"), py::arg("baseline"), py::arg("w0"), py::arg("b0"),
+             py::arg("w1"), py::arg("b1"), py::arg("w2"), py::arg("b2"))
+        .def_property_readonly("obs_size", &NetValue::obs_size)
+        .def_property_readonly("in_size", &NetValue::in_size)
+        .def_property_readonly("hidden", &NetValue::hidden)
+        .def_property_readonly("waits", &NetValue::waits)
+        .def_property_readonly("central", &NetValue::central)
+        .def_property_readonly("scale", &NetValue::scale)
+        .def_property_readonly("clip", &NetValue::clip)
+        .def_property_readonly("baseline", &NetValue::baseline);
+
+    m.def(
+        "net_value",
+        [](const Game& g, int seat, const NetValue& critic) {
+            if (seat < 0 || seat > 2)
+                throw py::value_error("seat must be 0, 1 or 2, got " + std::to_string(seat));
+            if (g.done()) throw py::value_error("the hand is over: a critic values live hands");
+            if (critic.obs_size() != obs_size(g.rules()))
+                throw py::value_error("the critic reads " + std::to_string(critic.obs_size()) +
+                                      " observation floats; the hand's rules produce " +
+                                      std::to_string(obs_size(g.rules())));
+            NetScratch s;
+            return critic.value(g, seat, &s);
+        },
+        py::arg("game"), py::arg("seat"), py::arg("critic"),
+        "The critic's value of the live hand for `seat`, in points (its output times its scale): "
+        "what the search's leaves read.");
+
     m.def(
         "net_policy_action",
         [](const Game& g, const NetPolicy& net) {
@@ -309,13 +375,14 @@ void bind_search(py::module_& m) {
         [](const Game& g, int seat, const RngTuple& rng_state, int samples, int playouts,
            const std::string& rollout, double z, double margin, double budget_ms, int tries,
            int prune, double prune_z, int threads, bool prune_bar, int top, const NetPtr& net,
-           const NetPtr& guide, double guide_p) {
+           const NetPtr& guide, double guide_p, const ValuePtr& leaf, int leaf_depth) {
             acting_seat(g, seat);
             const SearchOptions o = options(samples, playouts, rollout, z, margin, budget_ms,
                                             tries, prune, prune_z, threads, prune_bar, top, net,
-                                            guide, guide_p);
+                                            guide, guide_p, leaf, leaf_depth);
             check_rules_fit(net, g.rules());
             check_rules_fit(guide, g.rules(), "the guide network");
+            check_rules_fit(leaf, g.rules(), "the leaf critic");
             Pcg64 rng = rng_from(rng_state);
             SearchResult r;
             const Game own(g);  // another Python thread may step `g` while the GIL is released
@@ -332,10 +399,12 @@ void bind_search(py::module_& m) {
         py::arg("margin") = 0.0, py::arg("budget_ms") = 0.0, py::arg("tries") = 8,
         py::arg("prune") = 0, py::arg("prune_z") = 1.0, py::arg("threads") = 1,
         py::arg("prune_bar") = false, py::arg("top") = 0, py::arg("net") = NetPtr(),
-        py::arg("guide") = NetPtr(), py::arg("guide_p") = 1.0,
+        py::arg("guide") = NetPtr(), py::arg("guide_p") = 1.0, py::arg("leaf") = ValuePtr(),
+        py::arg("leaf_depth") = 1,
         "The search's action for `seat` in `game` (a dict: choice, worlds, attempts, playouts, "
         "legal, means, ses, played, rng_state). rollout 'network' plays out with `net`; `guide` "
-        "(a NetPolicy) chooses the candidates and the choice kept (search.hpp).");
+        "(a NetPolicy) chooses the candidates and the choice kept; `leaf` (a NetValue) values "
+        "the playouts, cut at the seat's leaf_depth-th turn (search.hpp).");
 
     m.def(
         "search_worlds",
@@ -376,7 +445,7 @@ void bind_search(py::module_& m) {
            uint64_t seed, int samples, int playouts, const std::string& rollout, double z,
            double margin, int tries, int prune, double prune_z, int threads, bool prune_bar,
            int top, py::object rng_states, const NetPtr& net, const NetPtr& guide,
-           double guide_p) {
+           double guide_p, const ValuePtr& leaf, int leaf_depth) {
             const int n = vg.size();
             if (out.ndim() != 1 || out.shape(0) != n)
                 throw py::value_error("out must be an int64 array of shape (" + std::to_string(n) + ",)");
@@ -406,9 +475,10 @@ void bind_search(py::module_& m) {
                 throw py::value_error("threads must be 1..256, got " + std::to_string(threads));
             const SearchOptions o = options(samples, playouts, rollout, z, margin, 0.0, tries,
                                             prune, prune_z, 1, prune_bar, top, net, guide,
-                                            guide_p);
+                                            guide_p, leaf, leaf_depth);
             check_rules_fit(net, vg.rules());
             check_rules_fit(guide, vg.rules(), "the guide network");
+            check_rules_fit(leaf, vg.rules(), "the leaf critic");
             int64_t* dst = out.mutable_data();
             {
                 py::gil_scoped_release nogil;
@@ -459,7 +529,8 @@ void bind_search(py::module_& m) {
         py::arg("z") = 2.0, py::arg("margin") = 0.0, py::arg("tries") = 8, py::arg("prune") = 0,
         py::arg("prune_z") = 1.0, py::arg("threads") = 1, py::arg("prune_bar") = false,
         py::arg("top") = 0, py::arg("rng_states") = py::none(), py::arg("net") = NetPtr(),
-        py::arg("guide") = NetPtr(), py::arg("guide_p") = 1.0,
+        py::arg("guide") = NetPtr(), py::arg("guide_p") = 1.0, py::arg("leaf") = ValuePtr(),
+        py::arg("leaf_depth") = 1,
         "The search's action in each hand `which` marks (all if None), written into `out`.");
 }
 

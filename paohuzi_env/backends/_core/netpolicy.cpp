@@ -2,6 +2,7 @@
 #include "netpolicy.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -228,6 +229,64 @@ void NetPolicy::stem(NetScratch* s) const {
         if (l < 2) std::swap(a, b);
     }
     std::copy(s->x.begin(), s->x.end(), s->feat.begin() + long(nconv));
+}
+
+NetValue::NetValue(int obs_size, int hidden, bool waits, bool central, float scale, float clip,
+                   bool baseline, const std::vector<float>& w0, std::vector<float> b0,
+                   const std::vector<float>& w1, std::vector<float> b1,
+                   const std::vector<float>& w2, float b2)
+    : obs_(obs_size), waits_(waits ? WAIT_FEATURES : 0), hidden_(hidden), scale_(scale),
+      clip_(clip), baseline_(baseline), b2_(b2) {
+    if (obs_size != OBS_SIZE && obs_size != OBS_SIZE_V2)
+        throw std::invalid_argument("a critic reads " + std::to_string(OBS_SIZE) + " or " +
+                                    std::to_string(OBS_SIZE_V2) + " observation floats, not " +
+                                    std::to_string(obs_size));
+    if (hidden < 1 || hidden > 1 << 16)
+        throw std::invalid_argument("hidden must be 1..65536, got " + std::to_string(hidden));
+    if (!(scale > 0.0f) || std::isinf(scale) || !(clip >= 0.0f) || std::isinf(clip))
+        throw std::invalid_argument("a critic's scale must be positive and its clip >= 0, both finite");
+    extra_ = central ? (obs_size == OBS_SIZE ? STATE_EXTRA_SIZE : STATE_EXTRA_SIZE_V2) : 0;
+    in_ = obs_ + waits_ + extra_;
+    const size_t h = size_t(hidden);
+    check_size("critic.0.weight", w0.size(), h * size_t(in_));
+    check_size("critic.0.bias", b0.size(), h);
+    check_size("critic.2.weight", w1.size(), h * h);
+    check_size("critic.2.bias", b1.size(), h);
+    check_size("critic.4.weight", w2.size(), h);
+    wt0_ = transposed(w0, hidden, in_);
+    wt1_ = transposed(w1, hidden, hidden);
+    b0_ = padded_bias(std::move(b0));
+    b1_ = padded_bias(std::move(b1));
+    w2_ = padded_bias(w2);
+}
+
+double NetValue::value(const Game& g, int seat, NetScratch* s) const {
+    if (g.done()) throw std::invalid_argument("the hand is over: a critic values live hands");
+    if (phz::obs_size(g.rules()) != obs_)
+        throw std::invalid_argument("this critic reads " + std::to_string(obs_) +
+                                    " observation floats; the hand's rules produce " +
+                                    std::to_string(phz::obs_size(g.rules())));
+    g.fill_view(seat, s->view);
+    s->x.assign(size_t(in_), 0.0f);
+    encode(s->view, s->x.data());
+    if (waits_) {
+        if (!bots_linked())
+            throw std::logic_error("the compiled bots (wait_features) are not built");
+        wait_features(s->view, g.rules(), s->x.data() + obs_);
+    }
+    if (extra_) state_extra(g, seat, s->x.data() + obs_ + waits_);
+    affine(s->x.data(), in_, wt0_, b0_, &s->h0);
+    relu(&s->h0);
+    affine(s->h0.data(), hidden_, wt1_, b1_, &s->h1);
+    relu(&s->h1);
+    float v = b2_;
+    for (int i = 0; i < hidden_; ++i) v += s->h1[size_t(i)] * w2_[size_t(i)];
+    return double(v) * double(scale_);
+}
+
+double NetValue::terminal(double points, double base) const {
+    const double x = baseline_ ? points - base : points;
+    return clip_ > 0.0f ? std::max(-double(clip_), std::min(double(clip_), x)) : x;
 }
 
 void playout(Game* g, const NetPolicy& net) {

@@ -98,4 +98,51 @@ private:
 // Play `g` to its end with the network in every seat.
 void playout(Game* g, const NetPolicy& net);
 
+// A trained critic in the core: the value head of paohuzi_training/model.py's ActorCritic,
+// Linear(in, hidden) -> ReLU -> Linear(hidden, hidden) -> ReLU -> Linear(hidden, 1), reading a
+// seat's observation, then its 80 wait features for a network trained with them, then (a
+// central critic) the full-information features of observation.hpp's state_extra for that seat.
+// The search reads it at its leaves (SearchOptions::leaf). A network with a prior is not read
+// (its critic also reads the prior's one-hot).
+//
+// The critic estimates the hand's reward on the training's scale: the seat's points (less the
+// points the same deal gives it when three experts play it, with the expert baseline), divided
+// by `scale` and, where the reward was clipped, clipped to [-clip, clip] points first. value()
+// answers in points on that footing: the critic's output times `scale`; terminal() the same for
+// a finished hand's points.
+class NetValue {
+public:
+    // Weights in PyTorch's layout: w0 (hidden, in_size()), w1 (hidden, hidden), w2 (1, hidden);
+    // b0, b1 (hidden), b2 (1). std::invalid_argument for sizes that do not fit or a scale that
+    // is not positive and finite.
+    NetValue(int obs_size, int hidden, bool waits, bool central, float scale, float clip,
+             bool baseline, const std::vector<float>& w0, std::vector<float> b0,
+             const std::vector<float>& w1, std::vector<float> b1, const std::vector<float>& w2,
+             float b2);
+
+    int obs_size() const { return obs_; }
+    int in_size() const { return in_; }
+    int hidden() const { return hidden_; }
+    bool waits() const { return waits_ > 0; }
+    bool central() const { return extra_ > 0; }
+    float scale() const { return scale_; }
+    float clip() const { return clip_; }
+    // The critic was trained against the expert baseline: a finished hand's points are taken
+    // less the points the deal gives the seat when three experts play it.
+    bool baseline() const { return baseline_; }
+
+    // The critic's estimate for `seat` in the live hand g, in points (see above).
+    double value(const Game& g, int seat, NetScratch* s) const;
+    // A finished hand's `points` for the seat (less `base`, the deal's expert points, with the
+    // baseline) on the critic's footing: clipped to [-clip, clip] where clip > 0.
+    double terminal(double points, double base) const;
+
+private:
+    int obs_, waits_, extra_, in_, hidden_;
+    float scale_, clip_;
+    bool baseline_;
+    std::vector<float> wt0_, b0_, wt1_, b1_, w2_;  // transposed, padded as NetPolicy's
+    float b2_;
+};
+
 }  // namespace phz

@@ -339,16 +339,37 @@ namespace {
 struct WorldJob {
     Game g;
     uint64_t pseed;
+    double base = 0.0;  // with a leaf critic trained against the baseline: the deal's expert points
 };
 
-// Plays the active actions out in each world of the round: scores[w][j] (INT_MIN: not played).
-// The playouts use opt.net when it is set, else opt.rollout.
+// Not played (a score is an int or a critic's value, never NaN).
+constexpr double UNPLAYED = NAN;
+inline bool is_played(double x) { return !std::isnan(x); }
+
+// The leaf value of the world `w` after a candidate (SearchOptions::leaf): `c` played on with the
+// rollout until `seat` is to act for the leaf_depth-th time, then the critic's value; a hand
+// that ends first, its points on the critic's footing.
+double leaf_value(Game* c, int seat, const WorldJob& w, const SearchOptions& opt) {
+    NetScratch ns;
+    View view;
+    int turns = 0;
+    while (!c->done()) {
+        if (c->current_player() == seat && ++turns >= opt.leaf_depth)
+            return opt.leaf->value(*c, seat, &ns);
+        c->step(opt.net ? opt.net->action(*c, &ns)
+                        : policy_action(*c, opt.rollout, w.pseed, 0, &view));
+    }
+    return opt.leaf->terminal(double(c->result().scores[seat]), w.base);
+}
+
+// Plays the active actions out in each world of the round: scores[w][j] (UNPLAYED: not played).
+// The playouts use opt.net when it is set, else opt.rollout; with opt.leaf they stop early.
 void play_round(const std::vector<WorldJob>& worlds, const std::vector<int>& legal,
                 const std::vector<char>& active, int seat, const SearchOptions& opt,
-                std::vector<std::vector<int>>* scores) {
+                std::vector<std::vector<double>>* scores) {
     const size_t na = legal.size();
     std::vector<std::pair<int, int>> jobs;
-    scores->assign(worlds.size(), std::vector<int>(na, INT_MIN));
+    scores->assign(worlds.size(), std::vector<double>(na, UNPLAYED));
     for (size_t w = 0; w < worlds.size(); ++w)
         for (size_t j = 0; j < na; ++j)
             if (active[j]) jobs.emplace_back(int(w), int(j));
@@ -356,6 +377,10 @@ void play_round(const std::vector<WorldJob>& worlds, const std::vector<int>& leg
         const auto [w, j] = jobs[i];
         Game c(worlds[w].g);
         c.step(legal[j]);
+        if (opt.leaf) {
+            (*scores)[w][j] = leaf_value(&c, seat, worlds[w], opt);
+            return;
+        }
         if (!c.done()) {
             if (opt.net) playout(&c, *opt.net);
             else playout(&c, opt.rollout, worlds[w].pseed, 0);
@@ -396,7 +421,8 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
     if (opt.samples < 1 || opt.playouts < 1 || opt.tries < 1 || opt.z < 0 || opt.margin < 0 ||
         opt.budget_ms < 0 || opt.prune < 0 || opt.prune_z < 0 || opt.threads < 1 || opt.top < 0 ||
         (opt.top > 0 && opt.top < 2) || (opt.top > 0 && (opt.rollout == P_RANDOM || opt.net)) ||
-        (opt.top > 0 && opt.guide) || !(opt.guide_p >= 0.0 && opt.guide_p <= 1.0))
+        (opt.top > 0 && opt.guide) || !(opt.guide_p >= 0.0 && opt.guide_p <= 1.0) ||
+        opt.leaf_depth < 1)
         throw std::invalid_argument("bad search options");
     for (const NetPolicy* n : {opt.net.get(), opt.guide.get()})
         if (n && n->obs_size() != obs_size(g.rules()))
@@ -404,6 +430,10 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
                                         " network reads " + std::to_string(n->obs_size()) +
                                         " observation floats; the hand's rules produce " +
                                         std::to_string(obs_size(g.rules())));
+    if (opt.leaf && opt.leaf->obs_size() != obs_size(g.rules()))
+        throw std::invalid_argument("the leaf critic reads " + std::to_string(opt.leaf->obs_size()) +
+                                    " observation floats; the hand's rules produce " +
+                                    std::to_string(obs_size(g.rules())));
     SearchResult r;
     r.legal = g.legal();
     const std::vector<int>& legal = r.legal;
@@ -465,7 +495,7 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
                               std::chrono::steady_clock::now() - start).count();
         return ms > opt.budget_ms;
     };
-    std::vector<std::vector<int>> scores;  // per world, per legal action (INT_MIN: not played)
+    std::vector<std::vector<double>> scores;  // per world, per legal action (UNPLAYED: not played)
     if (!values.empty()) {
         // Only the bot's choice and the next best `top - 1` by its own values are played out.
         std::vector<int> order(na);
@@ -478,7 +508,7 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
     }
     std::vector<int> deck;
     std::vector<WorldJob> batch;
-    std::vector<std::vector<int>> got;
+    std::vector<std::vector<double>> got;
     bool stop = false;
     while (!stop && int(scores.size()) < want && r.attempts < max_attempts) {
         batch.clear();
@@ -493,12 +523,17 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
             WorldJob job{g, 0};
             if (!replay_world(kn, deck, g.rules_ptr(), &job.g)) continue;
             job.pseed = rng.integers(uint64_t(1) << 31);
+            if (opt.leaf && opt.leaf->baseline()) {  // the deal as three experts play it
+                Game fresh(g.rules_ptr(), deck, kn.dealer);
+                playout(&fresh, P_EXPERT, 0, 0);
+                job.base = double(fresh.result().scores[seat]);
+            }
             batch.push_back(std::move(job));
         }
         if (batch.empty()) break;
         play_round(batch, legal, active, seat, opt, &got);
         for (auto& row : got) {
-            for (size_t j = 0; j < na; ++j) r.playouts += row[j] != INT_MIN;
+            for (size_t j = 0; j < na; ++j) r.playouts += is_played(row[j]);
             scores.push_back(std::move(row));
         }
         if (opt.prune > 0 && scores.size() >= 2) {
@@ -536,8 +571,8 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
             double sum = 0;
             int cnt = 0;
             for (const auto& row : scores)
-                if (row[j] != INT_MIN) {
-                    sum += double(row[j]);
+                if (is_played(row[j])) {
+                    sum += row[j];
                     ++cnt;
                 }
             r.played[j] = cnt;
@@ -545,8 +580,8 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
             if (cnt >= 2) {  // the standard error of that mean (ddof=1), for labelled data
                 double sq = 0;
                 for (const auto& row : scores)
-                    if (row[j] != INT_MIN) {
-                        const double x = double(row[j]) - r.means[j];
+                    if (is_played(row[j])) {
+                        const double x = row[j] - r.means[j];
                         sq += x * x;
                     }
                 r.ses[j] = std::sqrt(sq / double(cnt - 1)) / std::sqrt(double(cnt));
@@ -571,7 +606,7 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
     } else {
         r.played.assign(na, 0);
         for (const auto& row : scores)
-            for (size_t j = 0; j < na; ++j) r.played[j] += row[j] != INT_MIN;
+            for (size_t j = 0; j < na; ++j) r.played[j] += is_played(row[j]);
     }
     return r;
 }

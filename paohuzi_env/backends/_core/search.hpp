@@ -106,6 +106,16 @@ struct SearchOptions {
     // `top`.
     std::shared_ptr<const NetPolicy> guide;
     double guide_p = 1.0;
+    // A critic at the leaves (beyond the reference; truncated playouts): a candidate is played
+    // on with the rollout only until `seat` is to act for the leaf_depth-th time after it, and
+    // valued there by the critic (NetValue::value); a hand that ends first by its points
+    // (NetValue::terminal: less the world's deal's expert points, one expert playout from the
+    // deal, where the critic was trained against that baseline). The means and the margin are
+    // then in the critic's points. The deal's points are the same for every candidate of a
+    // world, so the differences the choice rests on are differences of points as without it.
+    // It must read the observation of the hand's rules (std::invalid_argument otherwise).
+    std::shared_ptr<const NetValue> leaf;
+    int leaf_depth = 1;
 };
 
 struct SearchResult {
