@@ -206,10 +206,10 @@ def test_bad_leaves_raise_value_errors(tmp_path):
     actor = ROOT / "paohuzi_env" / "networks" / "huaihua.safetensors"
     with pytest.raises(ValueError, match="holds no critic"):
         load_critic(actor)
-    # a network of other rules
-    yz = ROOT / "checkpoints" / "gen3" / "yongzhou-r2.safetensors"
+    # a hand of other rules
+    yz = next(p for p in expert_positions("yongzhou", 3, 0, every=2) if len(p.legal_actions()) > 1)
     with pytest.raises(ValueError, match="a critic values only the rules it was trained on"):
-        core_search(g, seat, leaf=f"checkpoint:{yz}")
+        core_search(yz, yz.current_player, leaf=SPEC)
     # a critic trained on wins, not points
     shutil.copy(WIDE, tmp_path / "w.safetensors")
     meta = json.loads(WIDE.with_suffix(".json").read_text())

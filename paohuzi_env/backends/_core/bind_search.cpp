@@ -88,7 +88,7 @@ SearchOptions options(int samples, int playouts, const std::string& rollout, dou
     if (leaf_depth < 1 || leaf_depth > 1000)
         throw py::value_error("leaf_depth must be 1..1000 (the seat's turns played before the "
                               "critic values the hand), got " + std::to_string(leaf_depth));
-    if (leaf && leaf->waits() && !bots_linked())
+    if (leaf && (leaf->waits() || leaf->baseline()) && !bots_linked())  // the baseline: expert playouts
         throw py::value_error("the compiled bots are not part of this build");
     o.guide = guide;
     o.guide_p = guide_p;
