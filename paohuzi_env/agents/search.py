@@ -18,7 +18,7 @@ At each decision with more than one legal action the agent
 
 **Guided** (``guide=auto``, the default; docs/SEARCH.md): where a guide network is packaged for
 the rules (huaihua and yongzhou: the actors of generation 3's final networks,
-``checkpoints/gen3/huaihua-r3-wide`` and ``yongzhou-r2``, packaged in ``paohuzi_env/networks/``), the
+``checkpoints/gen3/huaihua-r4-oracle`` and ``yongzhou-r2``, packaged in ``paohuzi_env/networks/``), the
 network's masked argmax takes the place of the rollout bot's choice in step 3, and step 2 plays
 out only the candidates: that choice, the rollout bot's choice and every legal action the
 network gives at least ``guide_p``; a single candidate is taken with no world sampled.
