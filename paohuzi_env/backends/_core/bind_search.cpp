@@ -144,6 +144,15 @@ std::vector<float> tensor(const py::array_t<float, py::array::c_style | py::arra
     return std::vector<float>(a.data(), a.data() + a.size());
 }
 
+// A network's observation size (v1 or v2) and hidden width, as the constructors take them.
+void check_net_size(int obs_size, int hidden) {
+    if (obs_size != OBS_SIZE && obs_size != OBS_SIZE_V2)
+        throw py::value_error("obs_size must be " + std::to_string(OBS_SIZE) + " or " +
+                              std::to_string(OBS_SIZE_V2) + ", got " + std::to_string(obs_size));
+    if (hidden < 1 || hidden > 1 << 16)
+        throw py::value_error("hidden must be 1..65536, got " + std::to_string(hidden));
+}
+
 py::dict result_dict(const SearchResult& r) {
     py::dict d;
     d["choice"] = r.choice;
@@ -176,12 +185,7 @@ void bind_search(py::module_& m) {
                                            "(" + policy_names() + "), got '" + prior + "'");
                  if (!std::isfinite(prior_weight))
                      throw py::value_error("prior_weight must be finite");
-                 if (obs_size != OBS_SIZE && obs_size != OBS_SIZE_V2)
-                     throw py::value_error("obs_size must be " + std::to_string(OBS_SIZE) + " or " +
-                                           std::to_string(OBS_SIZE_V2) + ", got " +
-                                           std::to_string(obs_size));
-                 if (hidden < 1 || hidden > 1 << 16)
-                     throw py::value_error("hidden must be 1..65536, got " + std::to_string(hidden));
+                 check_net_size(obs_size, hidden);
                  if (conv_channels < 0 || conv_channels > 4096)
                      throw py::value_error("conv_channels must be 0 (the mlp actor) or 1..4096, got " +
                                            std::to_string(conv_channels));
@@ -277,12 +281,7 @@ void bind_search(py::module_& m) {
         .def(py::init([](int obs_size, int hidden, bool waits, bool central, double scale,
                          double clip, bool baseline, const F32& w0, const F32& b0, const F32& w1,
                          const F32& b1, const F32& w2, const F32& b2) {
-                 if (obs_size != OBS_SIZE && obs_size != OBS_SIZE_V2)
-                     throw py::value_error("obs_size must be " + std::to_string(OBS_SIZE) + " or " +
-                                           std::to_string(OBS_SIZE_V2) + ", got " +
-                                           std::to_string(obs_size));
-                 if (hidden < 1 || hidden > 1 << 16)
-                     throw py::value_error("hidden must be 1..65536, got " + std::to_string(hidden));
+                 check_net_size(obs_size, hidden);
                  if (!(scale > 0) || std::isinf(scale) || !(clip >= 0) || std::isinf(clip))
                      throw py::value_error("scale must be positive and clip >= 0, both finite");
                  const py::ssize_t extra =
