@@ -37,6 +37,7 @@ import numpy as np
 from ..bots.base import Agent
 from ..encode.features import WAIT_FEATURES, WAITS_VERSION, wait_features, wait_rows
 from ..encode.observation import KIND_ROWS, encode, obs_size, obs_version
+from ..encode.rewards import NORMALIZER
 from ..encode.state import state_extra_size
 from ..game.actions import NUM_ACTIONS
 from ..game.engine import PlayerView
@@ -326,8 +327,6 @@ def _load(path: Path) -> Network:
 
 CRITIC_TENSORS = ("critic.0.weight", "critic.0.bias", "critic.2.weight", "critic.2.bias",
                   "critic.4.weight", "critic.4.bias")
-NORMALIZER = 64.0
-"""Points per unit of the ``normalized`` reward (:data:`paohuzi_env.encode.rewards.NORMALIZER`)."""
 
 
 @dataclass(frozen=True, eq=False)

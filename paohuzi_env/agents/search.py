@@ -476,11 +476,15 @@ def _leaf_critic(leaf: Any, rules: Rules) -> Any:
                      f"got {leaf!r}")
 
 
-def _leaf_args(leaf: Any, leaf_depth: Any, rules: Rules) -> Any:
-    """The binding's ``leaf``: the compiled critic of :func:`_leaf_critic`, or None."""
+def _check_leaf_depth(leaf_depth: Any) -> None:
     if isinstance(leaf_depth, bool) or not isinstance(leaf_depth, (int, np.integer)) \
             or not 1 <= leaf_depth <= 1000:
         raise ValueError(f"leaf_depth must be an int in 1..1000, got {leaf_depth!r}")
+
+
+def _leaf_args(leaf: Any, leaf_depth: Any, rules: Rules) -> Any:
+    """The binding's ``leaf``: the compiled critic of :func:`_leaf_critic`, or None."""
+    _check_leaf_depth(leaf_depth)
     critic = _leaf_critic(leaf, rules)
     return None if critic is None else critic.core
 
@@ -717,7 +721,7 @@ class SearchAgent(Agent):
                              "network (guide=none)")
         self.guide_p = float(guide_p)
         # the leaf critic (None: playouts to the end)
-        _leaf_args("none", leaf_depth, self.rules)  # checks leaf_depth
+        _check_leaf_depth(leaf_depth)
         self.leaf: Any = _leaf_critic(leaf, self.rules) if impl == "core" else None
         self.leaf_depth = int(leaf_depth)
         self.network: Any = None  # the rollout network (rollout=checkpoint:PATH)
