@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from paohuzi_env.agents.network import read_safetensors
-from paohuzi_env.game.rules import Rules, as_rules, preset_names
+from paohuzi_env.game.rules import Rules, as_rules, preset_names, rules_from_record
 
 from .files import write_atomic
 
@@ -49,8 +49,11 @@ FORMAT = "paohuzi-chance-value-v1"
 """The ``format`` of a value function's JSON sidecar."""
 FEATURES = "paohuzi-chance-v1"
 """The chance features the network reads (``chance.hpp``)."""
-METHODS = ("none", "aivat")
-"""The values of ``paohuzi-eval --variance-reduction``."""
+METHODS = ("none", "aivat", "aivat-lookahead")
+"""The values of ``paohuzi-eval --variance-reduction``: ``aivat`` values each draw by the
+network's output for the card; ``aivat-lookahead`` by the state the hand reaches when the seats
+play the card on to the next draw (each seat played by its bot, or ``expert`` standing in for an
+agent that is not a bot), valued there by the network (docs/aivat.md)."""
 NETWORKS_DIR = Path(__file__).resolve().parent.parent / "paohuzi_env" / "networks"
 TENSORS = ("w0", "b0", "w1", "b1", "wg", "wk", "bk", "embed", "w3", "b3")
 
@@ -82,13 +85,42 @@ class ValueFunction:
         """The file it was read from (or ``<memory>``)."""
         return str(self.path) if self.path is not None else "<memory>"
 
-    def corrections(self, games: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    def corrections(self, games: Sequence[Any],
+                    players: Sequence[Sequence[str]] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Per game, the control variate of each seat, (n, 3) points, and its number of draws
         (n,). ``games``: finished (or live) hands of either backend; a Python-engine hand is
-        replayed in the core from its deck, dealer and actions."""
+        replayed in the core from its deck, dealer and actions. With ``players`` (per game, the
+        three seats' agent specs), the draws are valued by the one-draw lookahead
+        (``aivat-lookahead``), each seat played by :func:`lookahead_policy` of its spec."""
         core = _fast()
         hands = [core_hand(g) for g in games]
-        return core.chance_corrections(hands, self.net)
+        if players is None:
+            return core.chance_corrections(hands, self.net)
+        if len(players) != len(hands):
+            raise ValueError(f"players must give the seats of each of the {len(hands)} games, "
+                             f"got {len(players)}")
+        pol = np.array([[lookahead_policy(s) for s in seats] for seats in players], np.int32)
+        return core.chance_corrections(hands, self.net, pol.reshape(len(hands), 3))
+
+
+def control(vf: ValueFunction, method: str, game: Any, seat: int, specs: dict[int, str]) -> float:
+    """The control variate of ``seat`` in a finished ``game`` whose seats were played by
+    ``specs`` (seat: agent spec), by ``method`` (``aivat`` or ``aivat-lookahead``)."""
+    if method == "aivat":
+        return float(vf.corrections([game])[0][0, seat])
+    if method == "aivat-lookahead":
+        return float(vf.corrections([game], [[specs[s] for s in range(3)]])[0][0, seat])
+    raise ValueError(f"method must be aivat or aivat-lookahead, got {method!r}")
+
+
+def lookahead_policy(spec: str) -> int:
+    """The bot that plays a seat of agent ``spec`` in the lookahead of ``aivat-lookahead``:
+    ``greedy`` for ``greedy``, else ``expert`` (the seat's own bot for the bots; for a network or
+    a search, the bot nearest its play). Any fixed choice keeps the estimate unbiased (it is a
+    function of what was seen, never of the wall's order); the nearer the agent, the more
+    variance it removes."""
+    core = _fast()
+    return int(core.LOOKAHEAD_GREEDY if spec.strip() == "greedy" else core.LOOKAHEAD_EXPERT)
 
 
 def core_hand(game: Any) -> Any:
@@ -346,6 +378,21 @@ class _Model:
         z = torch.relu(g + self.wk(phi) + self.embed[kinds])
         return self.out(z) + imm[rows, kinds]
 
+    def load(self, t: dict[str, np.ndarray]) -> None:
+        """Set the weights from the core's layout (:meth:`tensors`)."""
+        import torch
+
+        pairs: list[tuple[Any, str]] = [(self.trunk[0].weight, "w0"), (self.trunk[0].bias, "b0"),
+                 (self.trunk[2].weight, "w1"), (self.trunk[2].bias, "b1"),
+                 (self.wg.weight, "wg"), (self.wg.bias, "bk"), (self.wk.weight, "wk"),
+                 (self.embed, "embed"), (self.out.weight, "w3"), (self.out.bias, "b3")]
+        with torch.no_grad():
+            for param, name in pairs:
+                if tuple(param.shape) != tuple(t[name].shape):
+                    raise ValueError(f"tensor {name} has shape {tuple(t[name].shape)}, the model "
+                                     f"{tuple(param.shape)}")
+                param.copy_(torch.from_numpy(np.asarray(t[name], np.float32)))
+
     def tensors(self) -> dict[str, np.ndarray]:
         """The weights in the layout the core's ``ValueNet`` reads."""
         def a(t: Any) -> np.ndarray:
@@ -500,8 +547,105 @@ def train(rules: str | Rules, hands: int, seed: int, out: str | Path, *, playout
     return meta
 
 
+def _errors(model: _Model, x: Any, p: Any, y: Any) -> list[float]:
+    """[squared error of the expectation, probability-weighted squared error of the kinds] of
+    ``model`` on rows ``x`` with probabilities ``p`` (n, kinds, 1) and targets ``y`` (SCALE
+    points), in points squared."""
+    import torch
+
+    model.train(False)
+    with torch.no_grad():
+        d = model(x) - y
+        return [float(((d * p).sum(1) ** 2).mean()) * SCALE ** 2,
+                float(((d ** 2) * p).sum(1).mean()) * SCALE ** 2]
+
+
+def refine(init: str | Path, hands: int, seed: int, out: str | Path, *, iters: int = 2,
+           epochs: int = 5, lr: float = 3e-4, threads: int | None = None,
+           progress: bool = True) -> dict[str, Any]:
+    """Make the value function ``init`` consistent with its own one-draw lookahead (fitted value
+    iteration; what ``aivat-lookahead`` needs, docs/aivat.md) and save it to ``out``.
+
+    Each of ``iters`` rounds self-plays ``hands`` fresh hands of the bots (seed ``seed * 100 +
+    round``: VectorGame deals, never an evaluation's), computes at every draw the lookahead value
+    of each kind under the current network (:func:`_fast.chance_lookahead_dataset`: the hand's
+    own bots play the card on to the next draw, where the network values the state; exact where
+    the hand ends first) and fits the network to them: the squared error of each kind weighted by
+    its probability, plus the squared error of their expectation (the term a correction is left
+    with). The targets are exact given the network, so nothing is averaged away; the rounds carry
+    the consistency back over the hand. Returns the sidecar."""
+    import os
+
+    import torch
+
+    src = load(init)
+    meta0 = src.meta
+    kinds, hidden, head = src.net.kinds, int(meta0["hidden"]), int(meta0["head"])
+    rules = rules_from_record(meta0["rules"]) if "rules" in meta0 else as_rules("huaihua")
+    if hands < 10:
+        raise ValueError(f"hands must be at least 10, got {hands}")
+    if iters < 1 or epochs < 1:
+        raise ValueError(f"iters and epochs must be at least 1, got {iters} and {epochs}")
+    core = _fast()
+    threads = threads or os.cpu_count() or 1
+    start = time.perf_counter()
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    model = _Model(kinds, hidden, head)
+    model.load(read_safetensors(Path(init)))
+    bot_policy = np.array([core.LOOKAHEAD_EXPERT if b == "expert" else core.LOOKAHEAD_GREEDY
+                           for b in BOTS], np.int32)
+    log: list[dict[str, Any]] = []
+    for it in range(iters):
+        games, players = self_play(rules, hands, seed * 100 + it)
+        net = core.ValueNet(kinds, hidden, head, SCALE, model.tensors())
+        x, p, y, *_ = core.chance_lookahead_dataset(games, net, bot_policy[players], threads)
+        xt, pt, yt = torch.from_numpy(x), torch.from_numpy(p)[:, :, None], torch.from_numpy(y) / SCALE
+        n = len(xt)
+        cut = max(1, int(n * 0.95))
+
+        valid = slice(cut, n)
+        entry: dict[str, Any] = {"round": it + 1, "draws": n,
+                                 "valid_before": _errors(model, xt[valid], pt[valid], yt[valid])}
+        opt = torch.optim.Adam(model.parameters(), lr=lr)
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=epochs * math.ceil(cut / 1024), desc=f"refine round {it + 1}",
+                       unit="batch", file=sys.stderr, leave=False)
+        for _ in range(epochs):
+            model.train(True)
+            perm = torch.randperm(cut, generator=gen)
+            for i in range(0, cut, 1024):
+                j = perm[i:i + 1024]
+                d = model(xt[j]) - yt[j]
+                loss = ((d ** 2) * pt[j]).sum(1).mean() + ((d * pt[j]).sum(1) ** 2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                if bar:
+                    bar.update(1)
+        if bar:
+            bar.close()
+        entry["valid_after"] = _errors(model, xt[valid], pt[valid], yt[valid])
+        log.append(entry)
+    meta = {
+        **{k: v for k, v in meta0.items() if k not in ("command", "wall_seconds")},
+        "refined": {"from": str(init), "from_command": meta0.get("command"), "hands": hands,
+                    "iters": iters, "epochs": epochs, "lr": lr, "seed": seed,
+                    "deals": f"VectorGame deals of seeds {seed * 100}.. (never an evaluation's)",
+                    "rounds": log, "wall_seconds": round(time.perf_counter() - start, 1)},
+        "command": (f"python -m paohuzi_training.aivat refine --init {init} --hands {hands} "
+                    f"--iters {iters} --epochs {epochs} --seed {seed} --out {out}"),
+    }
+    save(out, model.tensors(), meta)
+    return meta
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m paohuzi_training.aivat train ...``: make a value function.
+    """``python -m paohuzi_training.aivat train|refine ...``: make a value function, or make
+    one consistent with its own lookahead.
 
     Returns:
         The exit status: 2 for bad options, else 0.
@@ -521,7 +665,32 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     t.add_argument("--out", required=True, help="the .safetensors to write (and its .json)")
     t.add_argument("--no-progress", action="store_true")
+    r = sub.add_parser("refine", help="make a value function consistent with its own lookahead "
+                                      "(for --variance-reduction aivat-lookahead)")
+    r.add_argument("--init", required=True, help="the value function to start from (.safetensors)")
+    r.add_argument("--hands", type=int, default=80_000, help="fresh self-play hands a round")
+    r.add_argument("--iters", type=int, default=2, help="rounds")
+    r.add_argument("--epochs", type=int, default=5, help="passes over each round's draws")
+    r.add_argument("--seed", type=int, default=20261204,
+                   help="the self-play's deals and the fit (never an evaluation seed's deals)")
+    r.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
+    r.add_argument("--out", required=True, help="the .safetensors to write (and its .json)")
+    r.add_argument("--no-progress", action="store_true")
     a = p.parse_args(argv)
+    if a.cmd == "refine":
+        try:
+            if not str(a.out).endswith(".safetensors"):
+                raise ValueError(f"--out must name a .safetensors file, got {a.out!r}")
+            meta = refine(a.init, a.hands, a.seed, a.out, iters=a.iters, epochs=a.epochs,
+                          threads=a.threads, progress=not a.no_progress)
+        except ValueError as e:
+            print(f"python -m paohuzi_training.aivat: error: {e}", file=sys.stderr)
+            return 2
+        last = meta["refined"]["rounds"][-1]
+        print(f"wrote {a.out} ({a.iters} rounds of {a.hands} hands; last round's validation "
+              f"error of the expectation {last['valid_before'][0]:.2f} -> "
+              f"{last['valid_after'][0]:.2f} points², {meta['refined']['wall_seconds']:.0f} s)")
+        return 0
     try:
         if min(a.hidden, a.head, a.epochs) < 1:
             raise ValueError(f"--hidden, --head and --epochs must be at least 1, got {a.hidden}, "

@@ -1,9 +1,10 @@
 """The cost and the CI of a variance-reduced evaluation against a plain one on the same deals.
 
 ``python -m paohuzi_training.aivat_bench CANDIDATE [--vs OPPONENT] [--deals N] [--seed S]``
-plays the deals plain, then corrected (:mod:`paohuzi_training.aivat`), in this process (one
-worker), and prints the seconds a deal of each, their ratio, and the CIs' widths. A benchmark
-measures; nothing here asserts a speed.
+plays the deals plain, then corrected by each method (:mod:`paohuzi_training.aivat`: ``aivat``
+and ``aivat-lookahead``), in this process (one worker), and prints the seconds a deal of each,
+their ratio to the plain one, and the CIs' widths. A benchmark measures; nothing here asserts a
+speed.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .aivat import METHODS
 from .evaluate import evaluate
 
 
@@ -32,19 +34,22 @@ def main(argv: list[str] | None = None) -> int:
         kw = dict(deals=a.deals, seed=a.seed, rules=a.rules, workers=1, progress=False)
         evaluate(a.candidate, a.vs, **{**kw, "deals": 2})  # warm-up: loads, caches
         plain = evaluate(a.candidate, a.vs, **kw)
-        corrected = evaluate(a.candidate, a.vs, variance_reduction="aivat", **kw)
+        corrected = {m: evaluate(a.candidate, a.vs, variance_reduction=m, **kw)
+                     for m in METHODS if m != "none"}
     except ValueError as e:
         print(f"python -m paohuzi_training.aivat_bench: error: {e}", file=sys.stderr)
         return 2
-    v = corrected["variance_reduction"]
-    tp, tc = plain["wall_seconds"] / a.deals, corrected["wall_seconds"] / a.deals
+    tp = plain["wall_seconds"] / a.deals
     print(f"{a.candidate} vs {a.vs}, {a.rules}, {a.deals} deals, seed {a.seed}, one process")
-    print(f"  plain      {1000 * tp:8.2f} ms a deal   mean {plain['mean_points']:+.3f} "
+    print(f"  {'plain':16s} {1000 * tp:8.2f} ms a deal   mean {plain['mean_points']:+.3f} "
           f"[{plain['ci95'][0]:+.3f}, {plain['ci95'][1]:+.3f}]")
-    print(f"  aivat      {1000 * tc:8.2f} ms a deal   mean {v['mean_points']:+.3f} "
-          f"[{v['ci95'][0]:+.3f}, {v['ci95'][1]:+.3f}]")
-    print(f"  cost ratio {tc / tp:.2f}x   CI width ratio {v['ci_width_ratio']:.3f} "
-          f"(deals for the same precision: {v['ci_width_ratio'] ** 2:.2f}x)")
+    for m, res in corrected.items():
+        v = res["variance_reduction"]
+        tc = res["wall_seconds"] / a.deals
+        print(f"  {m:16s} {1000 * tc:8.2f} ms a deal   mean {v['mean_points']:+.3f} "
+              f"[{v['ci95'][0]:+.3f}, {v['ci95'][1]:+.3f}]   cost ratio {tc / tp:.2f}x   "
+              f"CI width ratio {v['ci_width_ratio']:.3f} (deals for the same precision: "
+              f"{v['ci_width_ratio'] ** 2:.2f}x)")
     return 0
 
 

@@ -183,7 +183,8 @@ def _net_actions(net: _Net, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray
 
 
 def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], seed: int,
-               rules: Any, slots: int = SLOTS, value_function: str | None = None) -> list[Any]:
+               rules: Any, slots: int = SLOTS, value_function: str | None = None,
+               method: str = "aivat") -> list[Any]:
     """The rows of :func:`paohuzi_training.evaluate.play_deal` for every deal in ``deals`` (three
     games each), played together on one VectorGame of up to ``slots`` hands; with
     ``value_function``, each with the candidate's control variate (:mod:`paohuzi_training.aivat`)."""
@@ -219,7 +220,7 @@ def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], s
 
     def finish(d: int, rot: int, g: Any) -> None:
         r = g.result
-        control = 0.0 if vf is None else float(vf.corrections([g])[0][0, rot])
+        control = 0.0 if vf is None else aivat.control(vf, method, g, rot, seat_specs(rot))
         rows.append(GameRow(d, rot, r.scores[rot], r.winner == rot, r.winner is not None,
                             g.dealer == rot, r.scores, control))
 
@@ -308,5 +309,6 @@ def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], s
 
 def work(args: tuple) -> list[Any]:
     """A job of :func:`paohuzi_training.evaluate.evaluate` (the tuple its ``_work`` takes), batched."""
-    candidate, opponents, deals, seed, rules, _backend, value_function = args
-    return play_deals(candidate, opponents, deals, seed, rules, value_function=value_function)
+    candidate, opponents, deals, seed, rules, _backend, value_function, method = args
+    return play_deals(candidate, opponents, deals, seed, rules, value_function=value_function,
+                      method=method)

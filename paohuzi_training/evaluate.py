@@ -46,10 +46,11 @@ from .rows import seed_of as _seed_of
 
 
 def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, rules,
-              backend: str = "python", value_function: str | None = None) -> list[GameRow]:
+              backend: str = "python", value_function: str | None = None,
+              method: str = "aivat") -> list[GameRow]:
     """The three rotations of one deal (``backend``: ``fast`` or ``python``; the same rows).
     With ``value_function`` (a path), each row carries the candidate's control variate
-    (:mod:`paohuzi_training.aivat`)."""
+    (:mod:`paohuzi_training.aivat`; ``method`` ``aivat`` or ``aivat-lookahead``)."""
     rules = as_rules(rules)
     vf = None if value_function is None else aivat.load(value_function, rules)
     game_cls = game_class(backend)
@@ -64,7 +65,7 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
             game.step(decide(agents[s], game, s))  # a bot's compiled twin is the agent's choice
         r = game.result
         assert r is not None
-        control = 0.0 if vf is None else float(vf.corrections([game])[0][0, rot])
+        control = 0.0 if vf is None else aivat.control(vf, method, game, rot, specs)
         rows.append(GameRow(deal, rot, r.scores[rot], r.winner == rot, r.winner is not None,
                             game.dealer == rot, r.scores, control))
     return rows
@@ -160,10 +161,11 @@ def save_records(rows: Sequence[GameRow], candidate: str, opponents: Sequence[st
 
 
 def _work(args) -> list[GameRow]:
-    candidate, opponents, deals, seed, rules, backend, value_function = args
+    candidate, opponents, deals, seed, rules, backend, value_function, method = args
     out: list[GameRow] = []
     for d in deals:
-        out.extend(play_deal(candidate, opponents, d, seed, rules, backend, value_function))
+        out.extend(play_deal(candidate, opponents, d, seed, rules, backend, value_function,
+                             method))
     return out
 
 
@@ -192,7 +194,7 @@ def mean_ci(values: Sequence[float], z: float = 1.96) -> tuple[float, float, flo
 
 def summarise(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str],
               n_deals: int, seconds: float, rules_name: str,
-              value_function: str | None = None) -> dict:
+              value_function: str | None = None, method: str = "aivat") -> dict:
     """The evaluation table as a dict (JSON-ready). With ``value_function`` (the rows carry
     control variates), ``variance_reduction`` holds the corrected mean and CI beside the plain
     ones and the ratio of the CIs' widths."""
@@ -215,7 +217,7 @@ def summarise(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str],
     if value_function is not None:
         cm, clo, chi = mean_ci(deal_means(True))
         extra["variance_reduction"] = {
-            "method": "aivat", "value_function": value_function,
+            "method": method, "value_function": value_function,
             "mean_points": cm, "ci95": [clo, chi],
             "plain_mean_points": m, "plain_ci95": [lo, hi],
             "ci_width_ratio": (chi - clo) / (hi - lo) if hi > lo else float("nan"),
@@ -278,7 +280,8 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
         raise ValueError(f"variance_reduction must be one of {', '.join(aivat.METHODS)}, got "
                          f"{variance_reduction!r}")
     if value_function is not None and variance_reduction == "none":
-        raise ValueError("a value function is used by variance_reduction='aivat' only")
+        raise ValueError("a value function is used by variance_reduction='aivat' or "
+                         "'aivat-lookahead' only")
     vf = (None if variance_reduction == "none"
           else str(aivat.for_rules(rules, value_function).path))
     workers = workers or os.cpu_count() or 1
@@ -290,7 +293,7 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
             work = batched_eval.work
             chunk = batched_eval.chunk_size(deals, workers, [candidate, *opponents])
     jobs = [(candidate, opponents, list(range(i, min(deals, i + chunk))), seed, rules, backend,
-             vf) for i in range(0, deals, chunk)]
+             vf, variance_reduction) for i in range(0, deals, chunk)]
     start = time.perf_counter()
     rows: list[GameRow] = []
     bar = None
@@ -314,7 +317,7 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
         bar.close()
     rows.sort(key=lambda r: (r.deal, r.rotation))
     out = summarise(rows, candidate, opponents, deals, time.perf_counter() - start, rules.name,
-                    vf)
+                    vf, variance_reduction)
     out["rows"] = rows
     return out
 
@@ -456,11 +459,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--save-which", choices=SAVE_WHICH, default="first",
                    help="which games --save-records saves: the first, or the candidate's worst or best")
     p.add_argument("--variance-reduction", choices=aivat.METHODS, default="none",
-                   help="aivat: also report the mean corrected by control variates over the "
-                        "wall's draws (unbiased; a CI about half as wide, docs/aivat.md)")
+                   help="also report the mean corrected by control variates over the wall's "
+                        "draws (unbiased, a narrower CI: docs/aivat.md): aivat values each draw "
+                        "by the network; aivat-lookahead plays each draw on to the next one "
+                        "first (more variance removed, more time)")
     p.add_argument("--value-function", metavar="PATH",
-                   help="with --variance-reduction aivat: the value function (.safetensors; "
-                        "default: the packaged one of the rules)")
+                   help="with --variance-reduction aivat or aivat-lookahead: the value function "
+                        "(.safetensors; default: the packaged one of the rules)")
     p.add_argument("--trust-checkpoint", action="store_true",
                    help="load checkpoint:PATH files even if they need arbitrary pickled objects "
                         "(can run code: only for files you made)")
@@ -474,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.league and a.variance_reduction != "none":
         p.error("--variance-reduction corrects one candidate's evaluation; not with --league")
     if a.value_function and a.variance_reduction == "none":
-        p.error("--value-function is read by --variance-reduction aivat only")
+        p.error("--value-function is read by --variance-reduction aivat or aivat-lookahead only")
     if a.plot and not a.league:
         p.error("--plot draws a league's ratings: use it with --league")
     try:

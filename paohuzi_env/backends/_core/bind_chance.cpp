@@ -6,12 +6,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bind_common.hpp"
 #include "chance.hpp"
+#include "vector.hpp"
 
 namespace py = pybind11;
 
@@ -35,9 +38,27 @@ std::vector<const Game*> games_of(const py::sequence& games) {
     return out;
 }
 
+// Who plays each seat in the lookahead: None (no lookahead: empty), or (n, 3) ints, each
+// P_GREEDY or P_EXPERT.
+std::vector<int> policies_of(const py::object& policies, size_t n) {
+    if (policies.is_none()) return {};
+    const auto a = py::array_t<int, py::array::c_style | py::array::forcecast>::ensure(policies);
+    if (!a || a.ndim() != 2 || size_t(a.shape(0)) != n || a.shape(1) != 3)
+        throw py::value_error("policies must be an (n, 3) array of ints, one row per hand");
+    std::vector<int> out(a.data(), a.data() + a.size());
+    for (int p : out)
+        if (p != P_GREEDY && p != P_EXPERT)
+            throw py::value_error("each lookahead policy must be P_GREEDY (" +
+                                  std::to_string(int(P_GREEDY)) + ") or P_EXPERT (" +
+                                  std::to_string(int(P_EXPERT)) + "), got " + std::to_string(p));
+    return out;
+}
+
 }  // namespace
 
 void bind_chance(py::module_& m) {
+    m.attr("LOOKAHEAD_GREEDY") = int(P_GREEDY);  // the policies of chance_corrections' lookahead
+    m.attr("LOOKAHEAD_EXPERT") = int(P_EXPERT);
     m.attr("CHANCE_FEATURES") = CHANCE_FEATURES;
     m.attr("CHANCE_IMMEDIATE_AT") = CHANCE_IMMEDIATE_AT;
     m.attr("CHANCE_POINTS") = CHANCE_POINTS;
@@ -105,9 +126,10 @@ void bind_chance(py::module_& m) {
 
     m.def(
         "chance_corrections",
-        [](const py::sequence& games, const ValueNet& net) {
+        [](const py::sequence& games, const ValueNet& net, const py::object& policies) {
             const std::vector<const Game*> gs = games_of(games);
             const py::ssize_t n = py::ssize_t(gs.size());
+            const std::vector<int> pol = policies_of(policies, size_t(n));
             py::array_t<double> out({n, py::ssize_t(3)});
             py::array_t<int64_t> events(n);
             double* op = out.mutable_data();
@@ -118,7 +140,11 @@ void bind_chance(py::module_& m) {
                 try {
                     for (py::ssize_t i = 0; i < n; ++i) {
                         int k = 0;
-                        chance_correction(*gs[size_t(i)], net, op + 3 * i, &k);
+                        if (pol.empty())
+                            chance_correction(*gs[size_t(i)], net, op + 3 * i, &k);
+                        else
+                            chance_correction_lookahead(*gs[size_t(i)], net, pol.data() + 3 * i,
+                                                        op + 3 * i, &k);
                         ep[i] = k;
                     }
                 } catch (const std::invalid_argument& e) {
@@ -130,9 +156,84 @@ void bind_chance(py::module_& m) {
             if (!error.empty()) throw py::value_error(error);
             return py::make_tuple(out, events);
         },
-        py::arg("games"), py::arg("net"),
+        py::arg("games"), py::arg("net"), py::arg("policies") = py::none(),
         "Per hand, the sum over its wall draws of V(h, c) - E_k V(h, k) for each seat (n, 3) "
-        "float64, and the number of draws (n,).");
+        "float64, and the number of draws (n,). With policies ((n, 3) ints, each P_GREEDY or "
+        "P_EXPERT: who plays each seat in the lookahead), V is the one-draw lookahead "
+        "(chance_correction_lookahead); without, the network's own output.");
+
+    m.def(
+        "chance_lookahead_dataset",
+        [](const py::sequence& games, const ValueNet& net, const py::object& policies, int threads) {
+            const std::vector<const Game*> gs = games_of(games);
+            const size_t n = gs.size();
+            const std::vector<int> pol = policies_of(policies, n);
+            if (pol.empty()) throw py::value_error("chance_lookahead_dataset needs the policies");
+            if (threads < 1 || threads > 256)
+                throw py::value_error("threads must be 1..256, got " + std::to_string(threads));
+            const size_t nt = size_t(threads);
+            struct Part {
+                std::vector<ChanceEvent> events;
+                std::vector<float> feats, probs, targets;
+                std::vector<int64_t> game;
+                std::string error;
+            };
+            std::vector<Part> parts(nt);
+            {
+                py::gil_scoped_release release;
+                auto run = [&](size_t t) {
+                    Part& part = parts[t];
+                    try {
+                        for (size_t i = t; i < n; i += nt) {
+                            chance_lookahead_dataset(*gs[i], net, pol.data() + 3 * i, &part.events,
+                                                     &part.feats, &part.probs, &part.targets);
+                            part.game.resize(part.events.size(), int64_t(i));
+                        }
+                    } catch (const std::invalid_argument& e) {
+                        part.error = e.what();
+                    } catch (const IllegalAction& e) {
+                        part.error = std::string("a hand does not replay: ") + e.what();
+                    }
+                };
+                std::vector<std::thread> pool;
+                for (size_t t = 1; t < nt; ++t) pool.emplace_back(run, t);
+                run(0);
+                for (auto& th : pool) th.join();
+            }
+            for (const Part& part : parts)
+                if (!part.error.empty()) throw py::value_error(part.error);
+            // the rows in game order (each thread's games are in order; merge them by game)
+            size_t total = 0;
+            for (const Part& part : parts) total += part.events.size();
+            const py::ssize_t rows = py::ssize_t(total), kinds = net.kinds();
+            py::array_t<float> feats({rows, py::ssize_t(CHANCE_FEATURES)});
+            py::array_t<float> probs({rows, kinds});
+            py::array_t<float> targets({rows, kinds, py::ssize_t(3)});
+            py::array_t<int64_t> card(rows), drawer(rows), game(rows);
+            std::vector<size_t> at(nt, 0);
+            size_t o = 0;
+            for (size_t i = 0; i < n; ++i) {
+                Part& part = parts[i % nt];
+                size_t& j = at[i % nt];
+                for (; j < part.events.size() && part.game[j] == int64_t(i); ++j, ++o) {
+                    std::copy_n(part.feats.data() + j * CHANCE_FEATURES, CHANCE_FEATURES,
+                                feats.mutable_data() + o * CHANCE_FEATURES);
+                    std::copy_n(part.probs.data() + j * size_t(kinds), size_t(kinds),
+                                probs.mutable_data() + o * size_t(kinds));
+                    std::copy_n(part.targets.data() + j * size_t(3 * kinds), size_t(3 * kinds),
+                                targets.mutable_data() + o * size_t(3 * kinds));
+                    card.mutable_data()[o] = part.events[j].card;
+                    drawer.mutable_data()[o] = part.events[j].drawer;
+                    game.mutable_data()[o] = int64_t(i);
+                }
+            }
+            return py::make_tuple(feats, probs, targets, card, drawer, game);
+        },
+        py::arg("games"), py::arg("net"), py::arg("policies"), py::arg("threads") = 1,
+        "Every wall draw of the hands (in order) for training a value function consistent with "
+        "its lookahead: (features (m, 418), probabilities (m, kinds), lookahead values (m, kinds, "
+        "3) of (drawer, next, previous), kind drawn (m,), drawer (m,), hand index (m,)); the "
+        "hands split over `threads` threads without the GIL.");
 
     m.def(
         "chance_dataset",

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bots.hpp"
+#include "vector.hpp"
 
 namespace phz {
 
@@ -219,17 +220,31 @@ ValueNet::ValueNet(int kinds, int hidden, int head, float scale, ValueWeights w)
     want(w_.b3, 3, "b3");
     for (int kind = 0; kind < kinds; ++kind)
         for (int j = 0; j < CHANCE_KIND; ++j) index_.push_back(chance_kind_index(kind, j));
+    auto transpose = [](const std::vector<float>& w, size_t out, size_t in) {
+        std::vector<float> t(out * in);
+        for (size_t o = 0; o < out; ++o)
+            for (size_t i = 0; i < in; ++i) t[i * out + o] = w[o * in + i];
+        return t;
+    };
+    t0_ = transpose(w_.w0, h, CHANCE_FEATURES);
+    t1_ = transpose(w_.w1, h, h);
+    tg_ = transpose(w_.wg, e, h);
+    tk_ = transpose(w_.wk, e, CHANCE_KIND);
 }
 
 namespace {
-// y = W x + b (relu: then max(0, .)), W (out, in) row-major
-void dense(const float* w, const float* b, const float* x, int in, int out, bool relu, float* y) {
-    for (int o = 0; o < out; ++o) {
-        const float* row = w + size_t(o) * size_t(in);
-        float acc = b != nullptr ? b[o] : 0.0f;
-        for (int i = 0; i < in; ++i) acc += row[i] * x[i];
-        y[o] = relu && acc < 0.0f ? 0.0f : acc;
+// y = b + sum_i x_i T[i] over the nonzero x_i (T: (in, out) row-major), then max(0, .) if relu.
+void dense_t(const float* t, const float* b, const float* x, int in, int out, bool relu, float* y) {
+    if (b != nullptr) std::copy(b, b + out, y);
+    else std::fill(y, y + out, 0.0f);
+    for (int i = 0; i < in; ++i) {
+        const float xi = x[i];
+        if (xi == 0.0f) continue;
+        const float* col = t + size_t(i) * size_t(out);
+        for (int o = 0; o < out; ++o) y[o] += xi * col[o];
     }
+    if (relu)
+        for (int o = 0; o < out; ++o) y[o] = y[o] < 0.0f ? 0.0f : y[o];
 }
 }  // namespace
 
@@ -240,25 +255,28 @@ void ValueNet::forward(const float* x, float* out, std::vector<float>* scratch) 
     float* gk = h1 + hidden_;  // Wg g + bk
     float* z = gk + head_;
     float* phi = z + head_;
-    dense(w_.w0.data(), w_.b0.data(), x, CHANCE_FEATURES, hidden_, true, h0);
-    dense(w_.w1.data(), w_.b1.data(), h0, hidden_, hidden_, true, h1);
-    dense(w_.wg.data(), w_.bk.data(), h1, hidden_, head_, false, gk);
+    dense_t(t0_.data(), w_.b0.data(), x, CHANCE_FEATURES, hidden_, true, h0);
+    dense_t(t1_.data(), w_.b1.data(), h0, hidden_, hidden_, true, h1);
+    dense_t(tg_.data(), w_.bk.data(), h1, hidden_, head_, false, gk);
     for (int k = 0; k < kinds_; ++k) {
         for (int j = 0; j < CHANCE_KIND; ++j) {
             const int i = index_[size_t(k * CHANCE_KIND + j)];
             phi[j] = i == CHANCE_ZERO ? 0.0f : i == CHANCE_ONE ? 1.0f : x[i];
         }
         const float* emb = w_.embed.data() + size_t(k) * size_t(head_);
-        for (int o = 0; o < head_; ++o) {
-            const float* row = w_.wk.data() + size_t(o) * CHANCE_KIND;
-            float acc = gk[o] + emb[o];
-            for (int j = 0; j < CHANCE_KIND; ++j) acc += row[j] * phi[j];
-            z[o] = acc < 0.0f ? 0.0f : acc;
+        for (int o = 0; o < head_; ++o) z[o] = gk[o] + emb[o];
+        for (int j = 0; j < CHANCE_KIND; ++j) {
+            const float pj = phi[j];
+            if (pj == 0.0f) continue;
+            const float* col = tk_.data() + size_t(j) * size_t(head_);
+            for (int o = 0; o < head_; ++o) z[o] += pj * col[o];
         }
-        dense(w_.w3.data(), w_.b3.data(), z, head_, 3, false, out + 3 * k);
-        for (int r = 0; r < 3; ++r)
-            out[3 * k + r] = out[3 * k + r] * scale_ +
-                             x[CHANCE_IMMEDIATE_AT + 3 * k + r] * CHANCE_POINTS;
+        for (int r = 0; r < 3; ++r) {
+            const float* row = w_.w3.data() + size_t(r) * size_t(head_);
+            float acc = w_.b3[size_t(r)];
+            for (int o = 0; o < head_; ++o) acc += row[o] * (z[o] < 0.0f ? 0.0f : z[o]);
+            out[3 * k + r] = acc * scale_ + x[CHANCE_IMMEDIATE_AT + 3 * k + r] * CHANCE_POINTS;
+        }
     }
 }
 
@@ -287,6 +305,157 @@ void chance_correction(const Game& hand, const ValueNet& net, double* out3, int*
         }
     }
     if (n_events != nullptr) *n_events = int(events.size());
+}
+
+
+namespace {
+
+// The network's expected value of each absolute seat just before `drawer` draws at g.
+void expected_value(const Game& g, int drawer, const ValueNet& net, double* v3) {
+    thread_local std::vector<float> x, y, p, scratch;
+    const int kinds = chance_kinds(g.rules());
+    x.resize(CHANCE_FEATURES);
+    y.resize(size_t(3 * kinds));
+    p.resize(size_t(kinds));
+    chance_features(g, drawer, x.data());
+    wall_probabilities(g, p.data());
+    net.forward(x.data(), y.data(), &scratch);
+    for (int r = 0; r < NUM_SEATS; ++r) {
+        double e = 0.0;
+        for (int k = 0; k < kinds; ++k) e += double(p[size_t(k)]) * double(y[size_t(3 * k + r)]);
+        v3[(drawer + r) % NUM_SEATS] = e;
+    }
+}
+
+// On a copy: lets the first draw through, values the state before the next one and stops.
+struct NextDraw : DrawHook {
+    const ValueNet* net = nullptr;
+    bool first = true;
+    double v3[3] = {0, 0, 0};
+    void before_draw(const Game& g, int seat) override {
+        if (first) {
+            first = false;
+            return;
+        }
+        expected_value(g, seat, *net, v3);
+        throw StopDraw{};
+    }
+};
+
+// The lookahead value of each kind at g before `seat` draws: val[k][absolute seat].
+void lookahead_values(const Game& g, int seat, const ValueNet& net, const int* policies,
+                      double (*val)[3]) {
+    const int kinds = chance_kinds(g.rules());
+    int count[NUM_KINDS + 1] = {};
+    const std::vector<int>& deck = g.deck();
+    for (int i = g.wall_pos(); i < g.num_cards(); ++i) count[deck[size_t(i)]] += 1;
+    View view;
+    for (int k = 0; k < kinds; ++k) {
+        val[k][0] = val[k][1] = val[k][2] = 0.0;
+        if (count[k] == 0) continue;
+        NextDraw stop;
+        stop.net = &net;
+        Game c = g;
+        c.set_draw_hook(&stop);
+        try {
+            c.draw_for_chance(seat, k);
+            while (!c.done())
+                c.step(policy_action(c, Policy(policies[c.current_player()]), 0, 0, &view));
+            for (int s = 0; s < NUM_SEATS; ++s) val[k][s] = double(c.result().scores[size_t(s)]);
+        } catch (const StopDraw&) {
+            for (int s = 0; s < NUM_SEATS; ++s) val[k][s] = stop.v3[s];
+        }
+    }
+}
+
+// Replays a hand with a lookahead at each draw: adds the terms to out3, or (out3 null) appends
+// the draw's data set row.
+struct Lookahead : DrawHook {
+    const ValueNet* net = nullptr;
+    const int* policies = nullptr;
+    double* out3 = nullptr;
+    std::vector<ChanceEvent>* events = nullptr;
+    std::vector<float>*feats = nullptr, *probs = nullptr, *targets = nullptr;
+    int n = 0;
+    int step = 0;
+    void before_draw(const Game& g, int seat) override {
+        const int kinds = chance_kinds(g.rules());
+        double val[NUM_KINDS + 1][3];
+        lookahead_values(g, seat, *net, policies, val);
+        const int drawn = g.deck()[size_t(g.wall_pos())];
+        if (out3 != nullptr) {
+            double p[NUM_KINDS + 1] = {};
+            const std::vector<int>& deck = g.deck();
+            for (int i = g.wall_pos(); i < g.num_cards(); ++i) p[deck[size_t(i)]] += 1.0;
+            const double left = double(g.wall_left());
+            for (int s = 0; s < NUM_SEATS; ++s) {
+                double e = 0.0;
+                for (int k = 0; k < kinds; ++k) e += p[k] / left * val[k][s];
+                out3[s] += val[drawn][s] - e;
+            }
+        } else {
+            events->push_back(ChanceEvent{seat, drawn, step, g.wall_pos()});
+            const size_t f = feats->size(), p = probs->size(), t = targets->size();
+            feats->resize(f + CHANCE_FEATURES);
+            probs->resize(p + size_t(kinds));
+            targets->resize(t + size_t(3 * kinds));
+            chance_features(g, seat, feats->data() + f);
+            wall_probabilities(g, probs->data() + p);
+            for (int k = 0; k < kinds; ++k)
+                for (int r = 0; r < NUM_SEATS; ++r)
+                    (*targets)[t + size_t(3 * k + r)] = float(val[k][(seat + r) % NUM_SEATS]);
+        }
+        ++n;
+    }
+};
+
+void replay_with(const Game& hand, Lookahead* la) {
+    if (la->net->kinds() != chance_kinds(hand.rules()))
+        throw std::invalid_argument("the value network covers " + std::to_string(la->net->kinds()) +
+                                    " kinds of wall card; the hand's rules have " +
+                                    std::to_string(chance_kinds(hand.rules())));
+    for (int s = 0; s < NUM_SEATS; ++s)
+        if (la->policies[s] != P_GREEDY && la->policies[s] != P_EXPERT)
+            throw std::invalid_argument("a lookahead policy must be greedy or expert, got " +
+                                        std::to_string(la->policies[s]));
+    Game g(hand.rules_ptr(), hand.deck(), hand.dealer());
+    g.set_draw_hook(la);
+    try {
+        for (int a : hand.actions()) {
+            g.step(a);
+            ++la->step;
+        }
+    } catch (...) {
+        g.set_draw_hook(nullptr);
+        throw;
+    }
+    g.set_draw_hook(nullptr);
+}
+
+}  // namespace
+
+void chance_correction_lookahead(const Game& hand, const ValueNet& net, const int* policies,
+                                 double* out3, int* n_events) {
+    Lookahead la;
+    la.net = &net;
+    la.policies = policies;
+    la.out3 = out3;
+    out3[0] = out3[1] = out3[2] = 0.0;
+    replay_with(hand, &la);
+    if (n_events != nullptr) *n_events = la.n;
+}
+
+void chance_lookahead_dataset(const Game& hand, const ValueNet& net, const int* policies,
+                              std::vector<ChanceEvent>* events, std::vector<float>* feats,
+                              std::vector<float>* probs, std::vector<float>* targets) {
+    Lookahead la;
+    la.net = &net;
+    la.policies = policies;
+    la.events = events;
+    la.feats = feats;
+    la.probs = probs;
+    la.targets = targets;
+    replay_with(hand, &la);
 }
 
 }  // namespace phz

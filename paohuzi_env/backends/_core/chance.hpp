@@ -116,6 +116,9 @@ private:
     int kinds_, hidden_, head_;
     float scale_;
     ValueWeights w_;
+    // w0, w1, wg and wk transposed (in, out): the forward pass adds a column per nonzero input
+    // (the features and the ReLU layers are mostly zeros), a loop the compiler vectorises.
+    std::vector<float> t0_, t1_, tg_, tk_;
     std::vector<int> index_;  // chance_kind_index(k, j) at k * CHANCE_KIND + j
 };
 
@@ -123,5 +126,24 @@ private:
 // (points); the number of events into *n_events (optional). std::invalid_argument when the
 // network's kinds do not match the hand's rules.
 void chance_correction(const Game& hand, const ValueNet& net, double* out3, int* n_events);
+
+// The same sum with a one-draw lookahead (docs/aivat.md, "aivat-lookahead"): V(h, k) is the
+// value of the state the hand reaches when k is drawn and every seat plays on by its policy
+// (policies[seat]: P_GREEDY or P_EXPERT, the seats' own bots or stand-ins for them) until the
+// next draw: the points if the hand ends first, else the network's expected value there,
+// sum_k' P(k') V_net(h', k'). Where the policies are the agents that played, V(h, c) is the
+// network's expected value at the next draw the hand really made, so the sum telescopes and
+// only the network's one-draw inconsistencies are left. std::invalid_argument for a policy
+// that is neither, or a network for other kinds.
+void chance_correction_lookahead(const Game& hand, const ValueNet& net, const int* policies,
+                                 double* out3, int* n_events);
+
+// For training a value function consistent with its own lookahead: every draw of `hand`
+// replayed, its event, chance_features and wall_probabilities (as chance_events) and, for each
+// kind k, the lookahead value V(h, k) of chance_correction_lookahead relative to the drawer
+// (index 3 k + r; 0 for a kind not in the wall), appended to `targets`.
+void chance_lookahead_dataset(const Game& hand, const ValueNet& net, const int* policies,
+                              std::vector<ChanceEvent>* events, std::vector<float>* feats,
+                              std::vector<float>* probs, std::vector<float>* targets);
 
 }  // namespace phz
