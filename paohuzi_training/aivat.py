@@ -547,6 +547,26 @@ def train(rules: str | Rules, hands: int, seed: int, out: str | Path, *, playout
     return meta
 
 
+def _lookahead_rows(core: Any, games: Sequence[Any], net: Any, policies: np.ndarray,
+                    threads: int, desc: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The features, probabilities and lookahead values of every draw of ``games``
+    (``chance_lookahead_dataset``), in chunks of 1,000 hands with a progress bar when ``desc``."""
+    bar = None
+    if desc:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(games), desc=desc, unit="hand", file=sys.stderr, leave=False)
+    parts = []
+    for i in range(0, len(games), 1000):
+        parts.append(core.chance_lookahead_dataset(games[i:i + 1000], net, policies[i:i + 1000],
+                                                   threads)[:3])
+        if bar:
+            bar.update(len(games[i:i + 1000]))
+    if bar:
+        bar.close()
+    return tuple(np.concatenate([q[j] for q in parts]) for j in range(3))  # type: ignore[return-value]
+
+
 def _errors(model: _Model, x: Any, p: Any, y: Any) -> list[float]:
     """[squared error of the expectation, probability-weighted squared error of the kinds] of
     ``model`` on rows ``x`` with probabilities ``p`` (n, kinds, 1) and targets ``y`` (SCALE
@@ -599,7 +619,8 @@ def refine(init: str | Path, hands: int, seed: int, out: str | Path, *, iters: i
     for it in range(iters):
         games, players = self_play(rules, hands, seed * 100 + it)
         net = core.ValueNet(kinds, hidden, head, SCALE, model.tensors())
-        x, p, y, *_ = core.chance_lookahead_dataset(games, net, bot_policy[players], threads)
+        x, p, y = _lookahead_rows(core, games, net, bot_policy[players], threads,
+                                  f"lookahead targets {it + 1}/{iters}" if progress else None)
         xt, pt, yt = torch.from_numpy(x), torch.from_numpy(p)[:, :, None], torch.from_numpy(y) / SCALE
         n = len(xt)
         cut = max(1, int(n * 0.95))
