@@ -596,16 +596,16 @@ def refine(init: str | Path, hands: int, seed: int, out: str | Path, *, iters: i
     the consistency back over the hand. Returns the sidecar."""
     import os
 
-    import torch
-
-    src = load(init)
-    meta0 = src.meta
-    kinds, hidden, head = src.net.kinds, int(meta0["hidden"]), int(meta0["head"])
-    rules = rules_from_record(meta0["rules"]) if "rules" in meta0 else as_rules("huaihua")
     if hands < 10:
         raise ValueError(f"hands must be at least 10, got {hands}")
     if iters < 1 or epochs < 1:
         raise ValueError(f"iters and epochs must be at least 1, got {iters} and {epochs}")
+    src = load(init)
+    meta0 = src.meta
+    kinds, hidden, head = src.net.kinds, int(meta0["hidden"]), int(meta0["head"])
+    rules = rules_from_record(meta0["rules"]) if "rules" in meta0 else as_rules("huaihua")
+
+    import torch
     core = _fast()
     threads = threads or os.cpu_count() or 1
     start = time.perf_counter()
