@@ -652,7 +652,10 @@ def refine(init: str | Path, hands: int, seed: int, out: str | Path, *, iters: i
         entry["valid_after"] = _errors(model, xt[valid], pt[valid], yt[valid])
         log.append(entry)
     meta = {
-        **{k: v for k, v in meta0.items() if k not in ("command", "wall_seconds")},
+        **{k: v for k, v in meta0.items() if k not in ("command", "wall_seconds", "refined")},
+        # the earlier refinements of the function it started from, oldest first
+        "refined_before": [*meta0.get("refined_before", []),
+                           *([meta0["refined"]] if "refined" in meta0 else [])],
         "refined": {"from": str(init), "from_command": meta0.get("command"), "hands": hands,
                     "iters": iters, "epochs": epochs, "lr": lr, "seed": seed,
                     "deals": f"VectorGame deals of seeds {seed * 100}.. (never an evaluation's)",

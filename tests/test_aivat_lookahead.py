@@ -154,6 +154,9 @@ def test_refine_command_writes_a_loadable_value_function(tmp_path):
     meta = json.loads(out.with_suffix(".json").read_text())
     assert meta["refined"]["hands"] == 30 and meta["refined"]["seed"] == 5
     assert len(meta["refined"]["rounds"]) == 1 and "refine" in meta["command"]
+    # the packaged function's own refinement is kept as an earlier one
+    before = json.loads(init.with_suffix(".json").read_text())
+    assert meta["refined_before"] == [*before.get("refined_before", []), before["refined"]]
     games, players, _pol = bot_hands(4)
     c, n = vf.corrections(games, [[aivat.BOTS[b] for b in row] for row in players])
     assert c.shape == (4, 3) and np.isfinite(c).all() and (n > 0).all()
