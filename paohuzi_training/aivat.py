@@ -378,16 +378,19 @@ class _Model:
         z = torch.relu(g + self.wk(phi) + self.embed[kinds])
         return self.out(z) + imm[rows, kinds]
 
+    def _named(self) -> list[tuple[str, Any]]:
+        """The parameters by their names in the core's layout (``chance.hpp`` ValueWeights)."""
+        return [("w0", self.trunk[0].weight), ("b0", self.trunk[0].bias),
+                ("w1", self.trunk[2].weight), ("b1", self.trunk[2].bias),
+                ("wg", self.wg.weight), ("bk", self.wg.bias), ("wk", self.wk.weight),
+                ("embed", self.embed), ("w3", self.out.weight), ("b3", self.out.bias)]
+
     def load(self, t: dict[str, np.ndarray]) -> None:
         """Set the weights from the core's layout (:meth:`tensors`)."""
         import torch
 
-        pairs: list[tuple[Any, str]] = [(self.trunk[0].weight, "w0"), (self.trunk[0].bias, "b0"),
-                 (self.trunk[2].weight, "w1"), (self.trunk[2].bias, "b1"),
-                 (self.wg.weight, "wg"), (self.wg.bias, "bk"), (self.wk.weight, "wk"),
-                 (self.embed, "embed"), (self.out.weight, "w3"), (self.out.bias, "b3")]
         with torch.no_grad():
-            for param, name in pairs:
+            for name, param in self._named():
                 if tuple(param.shape) != tuple(t[name].shape):
                     raise ValueError(f"tensor {name} has shape {tuple(t[name].shape)}, the model "
                                      f"{tuple(param.shape)}")
@@ -395,13 +398,7 @@ class _Model:
 
     def tensors(self) -> dict[str, np.ndarray]:
         """The weights in the layout the core's ``ValueNet`` reads."""
-        def a(t: Any) -> np.ndarray:
-            return t.detach().numpy().astype(np.float32)
-
-        return {"w0": a(self.trunk[0].weight), "b0": a(self.trunk[0].bias),
-                "w1": a(self.trunk[2].weight), "b1": a(self.trunk[2].bias),
-                "wg": a(self.wg.weight), "bk": a(self.wg.bias), "wk": a(self.wk.weight),
-                "embed": a(self.embed), "w3": a(self.out.weight), "b3": a(self.out.bias)}
+        return {name: p.detach().numpy().astype(np.float32) for name, p in self._named()}
 
 
 def fit(data: dict[str, np.ndarray], kinds: int, *, hidden: int = 256, head: int = 64,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "bots.hpp"
 #include "vector.hpp"
@@ -145,29 +146,50 @@ struct Collector : DrawHook {
 
 }  // namespace
 
-void chance_events(const Game& hand, std::vector<ChanceEvent>* events, std::vector<float>* feats,
-                   std::vector<float>* probs) {
+namespace {
+
+// Replay `hand` from its deck, dealer and actions with `hook` told of every draw; *step counts
+// the actions replayed (the hook reads it). Returns the replay's wall positions after the deal
+// and at the end.
+std::pair<int, int> replay_hooked(const Game& hand, DrawHook* hook, int* step) {
     Game g(hand.rules_ptr(), hand.deck(), hand.dealer());
     const int start = g.wall_pos();
-    const size_t before = events->size();
-    Collector c;
-    c.events = events;
-    c.feats = feats;
-    c.probs = probs;
-    c.kinds = chance_kinds(hand.rules());
-    g.set_draw_hook(&c);
+    g.set_draw_hook(hook);
     try {
         for (int a : hand.actions()) {
             g.step(a);
-            ++c.step;
+            ++*step;
         }
     } catch (...) {
         g.set_draw_hook(nullptr);
         throw;
     }
     g.set_draw_hook(nullptr);
+    return {start, g.wall_pos()};
+}
+
+// std::invalid_argument unless `net` covers the kinds of wall card of the hand's rules.
+void check_kinds(const ValueNet& net, const Game& hand) {
+    const int kinds = chance_kinds(hand.rules());
+    if (net.kinds() != kinds)
+        throw std::invalid_argument("the value network covers " + std::to_string(net.kinds()) +
+                                    " kinds of wall card; the hand's rules have " +
+                                    std::to_string(kinds));
+}
+
+}  // namespace
+
+void chance_events(const Game& hand, std::vector<ChanceEvent>* events, std::vector<float>* feats,
+                   std::vector<float>* probs) {
+    const size_t before = events->size();
+    Collector c;
+    c.events = events;
+    c.feats = feats;
+    c.probs = probs;
+    c.kinds = chance_kinds(hand.rules());
+    const auto [start, end] = replay_hooked(hand, &c, &c.step);
     // every card the replay took from the wall was seen by the hook (none at the deal)
-    if (int(events->size() - before) != g.wall_pos() - start || g.wall_pos() != hand.wall_pos())
+    if (int(events->size() - before) != end - start || end != hand.wall_pos())
         throw std::logic_error("chance_events: the replay's draws do not match the hand's");
 }
 
@@ -281,11 +303,8 @@ void ValueNet::forward(const float* x, float* out, std::vector<float>* scratch) 
 }
 
 void chance_correction(const Game& hand, const ValueNet& net, double* out3, int* n_events) {
+    check_kinds(net, hand);
     const int kinds = chance_kinds(hand.rules());
-    if (net.kinds() != kinds)
-        throw std::invalid_argument("the value network covers " + std::to_string(net.kinds()) +
-                                    " kinds of wall card; the hand's rules have " +
-                                    std::to_string(kinds));
     thread_local std::vector<ChanceEvent> events;
     thread_local std::vector<float> feats, probs, y, scratch;
     events.clear();
@@ -306,7 +325,6 @@ void chance_correction(const Game& hand, const ValueNet& net, double* out3, int*
     }
     if (n_events != nullptr) *n_events = int(events.size());
 }
-
 
 namespace {
 
@@ -342,17 +360,15 @@ struct NextDraw : DrawHook {
     }
 };
 
-// The lookahead value of each kind at g before `seat` draws: val[k][absolute seat].
+// The lookahead value of each kind at g before `seat` draws: val[k][absolute seat] (0 for a
+// kind of probability p[k] 0: none left in the wall).
 void lookahead_values(const Game& g, int seat, const ValueNet& net, const int* policies,
-                      double (*val)[3]) {
+                      const float* p, double (*val)[3]) {
     const int kinds = chance_kinds(g.rules());
-    int count[NUM_KINDS + 1] = {};
-    const std::vector<int>& deck = g.deck();
-    for (int i = g.wall_pos(); i < g.num_cards(); ++i) count[deck[size_t(i)]] += 1;
     View view;
     for (int k = 0; k < kinds; ++k) {
         val[k][0] = val[k][1] = val[k][2] = 0.0;
-        if (count[k] == 0) continue;
+        if (p[k] == 0.0f) continue;
         NextDraw stop;
         stop.net = &net;
         Game c = g;
@@ -380,27 +396,25 @@ struct Lookahead : DrawHook {
     int step = 0;
     void before_draw(const Game& g, int seat) override {
         const int kinds = chance_kinds(g.rules());
+        float p[NUM_KINDS + 1];
+        wall_probabilities(g, p);
         double val[NUM_KINDS + 1][3];
-        lookahead_values(g, seat, *net, policies, val);
+        lookahead_values(g, seat, *net, policies, p, val);
         const int drawn = g.deck()[size_t(g.wall_pos())];
         if (out3 != nullptr) {
-            double p[NUM_KINDS + 1] = {};
-            const std::vector<int>& deck = g.deck();
-            for (int i = g.wall_pos(); i < g.num_cards(); ++i) p[deck[size_t(i)]] += 1.0;
-            const double left = double(g.wall_left());
             for (int s = 0; s < NUM_SEATS; ++s) {
                 double e = 0.0;
-                for (int k = 0; k < kinds; ++k) e += p[k] / left * val[k][s];
+                for (int k = 0; k < kinds; ++k) e += double(p[k]) * val[k][s];
                 out3[s] += val[drawn][s] - e;
             }
         } else {
             events->push_back(ChanceEvent{seat, drawn, step, g.wall_pos()});
-            const size_t f = feats->size(), p = probs->size(), t = targets->size();
+            const size_t f = feats->size(), q = probs->size(), t = targets->size();
             feats->resize(f + CHANCE_FEATURES);
-            probs->resize(p + size_t(kinds));
+            probs->resize(q + size_t(kinds));
             targets->resize(t + size_t(3 * kinds));
             chance_features(g, seat, feats->data() + f);
-            wall_probabilities(g, probs->data() + p);
+            std::copy_n(p, kinds, probs->data() + q);
             for (int k = 0; k < kinds; ++k)
                 for (int r = 0; r < NUM_SEATS; ++r)
                     (*targets)[t + size_t(3 * k + r)] = float(val[k][(seat + r) % NUM_SEATS]);
@@ -410,26 +424,12 @@ struct Lookahead : DrawHook {
 };
 
 void replay_with(const Game& hand, Lookahead* la) {
-    if (la->net->kinds() != chance_kinds(hand.rules()))
-        throw std::invalid_argument("the value network covers " + std::to_string(la->net->kinds()) +
-                                    " kinds of wall card; the hand's rules have " +
-                                    std::to_string(chance_kinds(hand.rules())));
+    check_kinds(*la->net, hand);
     for (int s = 0; s < NUM_SEATS; ++s)
         if (la->policies[s] != P_GREEDY && la->policies[s] != P_EXPERT)
             throw std::invalid_argument("a lookahead policy must be greedy or expert, got " +
                                         std::to_string(la->policies[s]));
-    Game g(hand.rules_ptr(), hand.deck(), hand.dealer());
-    g.set_draw_hook(la);
-    try {
-        for (int a : hand.actions()) {
-            g.step(a);
-            ++la->step;
-        }
-    } catch (...) {
-        g.set_draw_hook(nullptr);
-        throw;
-    }
-    g.set_draw_hook(nullptr);
+    replay_hooked(hand, la, &la->step);
 }
 
 }  // namespace
