@@ -49,11 +49,16 @@ FORMAT = "paohuzi-chance-value-v1"
 """The ``format`` of a value function's JSON sidecar."""
 FEATURES = "paohuzi-chance-v1"
 """The chance features the network reads (``chance.hpp``)."""
-METHODS = ("none", "aivat", "aivat-lookahead")
+METHODS = ("none", "aivat", "aivat-lookahead", "aivat-lookahead2", "aivat-lookahead3")
 """The values of ``paohuzi-eval --variance-reduction``: ``aivat`` values each draw by the
 network's output for the card; ``aivat-lookahead`` by the state the hand reaches when the seats
 play the card on to the next draw (each seat played by its bot, or ``expert`` standing in for an
-agent that is not a bot), valued there by the network (docs/aivat.md)."""
+agent that is not a bot), valued there by the network; ``aivat-lookahead2`` and ``-3`` play
+every card of the next one or two draws on as well and let the network value the states two or
+three draws ahead (narrower each time, about ten times the work each: for agents whose deals
+cost a tenth of a second, or seconds). docs/aivat.md."""
+LOOKAHEAD_DEPTH = {"aivat-lookahead": 1, "aivat-lookahead2": 2, "aivat-lookahead3": 3}
+"""The draws each lookahead method plays ahead before the network values the state."""
 NETWORKS_DIR = Path(__file__).resolve().parent.parent / "paohuzi_env" / "networks"
 TENSORS = ("w0", "b0", "w1", "b1", "wg", "wk", "bk", "embed", "w3", "b3")
 
@@ -85,32 +90,42 @@ class ValueFunction:
         """The file it was read from (or ``<memory>``)."""
         return str(self.path) if self.path is not None else "<memory>"
 
-    def corrections(self, games: Sequence[Any],
-                    players: Sequence[Sequence[str]] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def corrections(self, games: Sequence[Any], players: Sequence[Sequence[str]] | None = None,
+                    depth: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """Per game, the control variate of each seat, (n, 3) points, and its number of draws
         (n,). ``games``: finished (or live) hands of either backend; a Python-engine hand is
         replayed in the core from its deck, dealer and actions. With ``players`` (per game, the
-        three seats' agent specs), the draws are valued by the one-draw lookahead
-        (``aivat-lookahead``), each seat played by :func:`lookahead_policy` of its spec."""
+        three seats' agent specs), the draws are valued by the lookahead of ``depth`` draws
+        (``aivat-lookahead``: 1, ``aivat-lookahead2``: 2), each seat played by
+        :func:`lookahead_policy` of its spec.
+
+        Raises:
+            ValueError: ``players`` not one per game, or a ``depth`` without them or outside
+                1..``_fast.MAX_LOOKAHEAD_DEPTH``.
+        """
         core = _fast()
         hands = [core_hand(g) for g in games]
         if players is None:
+            if depth != 1:
+                raise ValueError("a lookahead depth needs the players of each game")
             return core.chance_corrections(hands, self.net)
         if len(players) != len(hands):
             raise ValueError(f"players must give the seats of each of the {len(hands)} games, "
                              f"got {len(players)}")
         pol = np.array([[lookahead_policy(s) for s in seats] for seats in players], np.int32)
-        return core.chance_corrections(hands, self.net, pol.reshape(len(hands), 3))
+        return core.chance_corrections(hands, self.net, pol.reshape(len(hands), 3), depth=depth)
 
 
 def control(vf: ValueFunction, method: str, game: Any, seat: int, specs: dict[int, str]) -> float:
     """The control variate of ``seat`` in a finished ``game`` whose seats were played by
-    ``specs`` (seat: agent spec), by ``method`` (``aivat`` or ``aivat-lookahead``)."""
+    ``specs`` (seat: agent spec), by ``method`` (``aivat`` or a lookahead method of
+    :data:`LOOKAHEAD_DEPTH`)."""
     if method == "aivat":
         return float(vf.corrections([game])[0][0, seat])
-    if method == "aivat-lookahead":
-        return float(vf.corrections([game], [[specs[s] for s in range(3)]])[0][0, seat])
-    raise ValueError(f"method must be aivat or aivat-lookahead, got {method!r}")
+    if method in LOOKAHEAD_DEPTH:
+        return float(vf.corrections([game], [[specs[s] for s in range(3)]],
+                                    depth=LOOKAHEAD_DEPTH[method])[0][0, seat])
+    raise ValueError(f"method must be one of aivat, {', '.join(LOOKAHEAD_DEPTH)}; got {method!r}")
 
 
 def lookahead_policy(spec: str) -> int:

@@ -1,12 +1,14 @@
 """The cost and the CI of a variance-reduced evaluation against a plain one on the same deals.
 
-``python -m paohuzi_training.aivat_bench CANDIDATE [--vs OPPONENT] [--deals N] [--seed S]``
-plays the deals plain, then corrected by each method (:mod:`paohuzi_training.aivat`: ``aivat``
-and ``aivat-lookahead``), in this process (one worker), and prints the seconds a deal of each,
-their ratio to the plain one, the CIs' widths, and what decides between them: the CPU time a
-method needs for the plain CI's precision, relative to plain play (the cost ratio times the
-square of the width ratio, since the deals needed scale with the square of the width; below 1
-the method saves time). A benchmark measures; nothing here asserts a speed.
+``python -m paohuzi_training.aivat_bench CANDIDATE [--vs OPPONENT] [--deals N] [--seed S]
+[--methods M ...]`` plays the deals plain, then corrected by each method
+(:mod:`paohuzi_training.aivat`; default ``aivat``, ``aivat-lookahead`` and ``aivat-lookahead2``:
+``aivat-lookahead3`` costs about a second a deal), in this process (one worker), and prints
+the seconds a deal of each, their ratio to the plain one, the CIs' widths, and what decides
+between them: the CPU time a method needs for the plain CI's precision, relative to plain play
+(the cost ratio times the square of the width ratio, since the deals needed scale with the
+square of the width; below 1 the method saves time). A benchmark measures; nothing here
+asserts a speed.
 """
 
 from __future__ import annotations
@@ -31,13 +33,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--deals", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--rules", default="huaihua")
+    p.add_argument("--methods", nargs="+", choices=[m for m in METHODS if m != "none"],
+                   default=["aivat", "aivat-lookahead", "aivat-lookahead2"])
     a = p.parse_args(argv)
     try:
         kw = dict(deals=a.deals, seed=a.seed, rules=a.rules, workers=1, progress=False)
         evaluate(a.candidate, a.vs, **{**kw, "deals": 2})  # warm-up: loads, caches
         plain = evaluate(a.candidate, a.vs, **kw)
         corrected = {m: evaluate(a.candidate, a.vs, variance_reduction=m, **kw)
-                     for m in METHODS if m != "none"}
+                     for m in a.methods}
     except ValueError as e:
         print(f"python -m paohuzi_training.aivat_bench: error: {e}", file=sys.stderr)
         return 2

@@ -50,7 +50,8 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
               method: str = "aivat") -> list[GameRow]:
     """The three rotations of one deal (``backend``: ``fast`` or ``python``; the same rows).
     With ``value_function`` (a path), each row carries the candidate's control variate
-    (:mod:`paohuzi_training.aivat`; ``method`` ``aivat`` or ``aivat-lookahead``)."""
+    (:mod:`paohuzi_training.aivat`; ``method`` one of its :data:`~paohuzi_training.aivat.METHODS`
+    but ``none``)."""
     rules = as_rules(rules)
     vf = None if value_function is None else aivat.load(value_function, rules)
     game_cls = game_class(backend)
@@ -257,11 +258,12 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
             numbers do not depend on it (:mod:`paohuzi_env.backends.select`).
         batched: on the fast backend, play network agents over a VectorGame with one forward
             pass per tick (:mod:`paohuzi_training.batched_eval`); the numbers do not depend on it.
-        variance_reduction: ``none`` or ``aivat`` (control variates over the wall's draws,
-            :mod:`paohuzi_training.aivat`: the corrected mean and CI are added as
-            ``variance_reduction``; the plain figures stay as they are).
-        value_function: with ``aivat``, the value function's ``.safetensors`` (default: the
-            packaged one of the rules, :func:`paohuzi_training.aivat.for_rules`).
+        variance_reduction: ``none``, ``aivat`` or ``aivat-lookahead`` (``2``, ``3``: deeper)
+            (control variates over the wall's draws, :mod:`paohuzi_training.aivat`: the
+            corrected mean and CI are added as ``variance_reduction``; the plain figures stay as
+            they are).
+        value_function: with a variance reduction, the value function's ``.safetensors``
+            (default: the packaged one of the rules, :func:`paohuzi_training.aivat.for_rules`).
 
     Returns:
         The summary dict of :func:`summarise`, plus ``rows`` (per game).
@@ -280,8 +282,8 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
         raise ValueError(f"variance_reduction must be one of {', '.join(aivat.METHODS)}, got "
                          f"{variance_reduction!r}")
     if value_function is not None and variance_reduction == "none":
-        raise ValueError("a value function is used by variance_reduction='aivat' or "
-                         "'aivat-lookahead' only")
+        raise ValueError("a value function is read by a variance_reduction ("
+                         + ", ".join(m for m in aivat.METHODS if m != "none") + ") only")
     vf = (None if variance_reduction == "none"
           else str(aivat.for_rules(rules, value_function).path))
     workers = workers or os.cpu_count() or 1
@@ -462,9 +464,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="also report the mean corrected by control variates over the wall's "
                         "draws (unbiased, a narrower CI: docs/aivat.md): aivat values each draw "
                         "by the network; aivat-lookahead plays each draw on to the next one "
-                        "first (more variance removed, more time)")
+                        "first, aivat-lookahead2 and 3 two and three draws on (each removes "
+                        "more variance and costs about ten times more a deal)")
     p.add_argument("--value-function", metavar="PATH",
-                   help="with --variance-reduction aivat or aivat-lookahead: the value function "
+                   help="with a --variance-reduction: the value function "
                         "(.safetensors; default: the packaged one of the rules)")
     p.add_argument("--trust-checkpoint", action="store_true",
                    help="load checkpoint:PATH files even if they need arbitrary pickled objects "
@@ -479,7 +482,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.league and a.variance_reduction != "none":
         p.error("--variance-reduction corrects one candidate's evaluation; not with --league")
     if a.value_function and a.variance_reduction == "none":
-        p.error("--value-function is read by --variance-reduction aivat or aivat-lookahead only")
+        p.error("--value-function is read by a --variance-reduction other than none only")
     if a.plot and not a.league:
         p.error("--plot draws a league's ratings: use it with --league")
     try:

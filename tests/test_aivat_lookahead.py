@@ -168,3 +168,65 @@ def test_refine_command_writes_a_loadable_value_function(tmp_path):
         np.testing.assert_array_equal(a, src[name])
     with pytest.raises(ValueError, match="has shape"):
         aivat._Model(20, 8, 8).load(src)
+
+
+def test_two_draw_lookahead_value_is_the_next_draws_one_draw_expectation():
+    """``aivat-lookahead2``: where the bots are the ones that played, V_2(h, c) of the card drawn
+    is the one-draw lookahead's expectation at the next draw the hand made (or the hand's points
+    if it ended first), so these corrections telescope too; and they are the sums of their
+    terms."""
+    games, players, pol = bot_hands(16, seed=9)
+    vf = aivat.for_rules(RULES)
+    _f, p1, t1, card, drawer, gi = core.chance_lookahead_dataset(games, vf.net, pol, 1, depth=1)
+    _f, p2, t2, card2, _d, gi2 = core.chance_lookahead_dataset(games, vf.net, pol, 2, depth=2)
+    np.testing.assert_array_equal(card2, card)
+    np.testing.assert_array_equal(gi2, gi)
+    np.testing.assert_array_equal(p2, p1)
+
+    def absolute(rel, d):
+        return np.array([rel[(s - d) % 3] for s in range(3)])
+
+    continued = 0
+    for e in range(len(card)):
+        got = absolute(t2[e, card[e]], drawer[e])
+        if e + 1 == len(card) or gi[e + 1] != gi[e]:
+            want = np.array(games[gi[e]].scores, float)
+        else:
+            want = absolute((p1[e + 1][:, None] * t1[e + 1]).sum(0), drawer[e + 1])
+            continued += 1
+        np.testing.assert_allclose(got, want, atol=2e-3)
+    assert continued > 30
+    # two draws ahead is not one draw ahead: the depth is used
+    assert not np.allclose(t2, t1, atol=2e-3)
+    term = t2[np.arange(len(card)), card] - (p2[:, :, None] * t2).sum(1)
+    want = np.zeros((len(games), 3))
+    for e in range(len(card)):
+        want[gi[e]] += absolute(term[e], drawer[e])
+    specs = [[aivat.BOTS[b] for b in row] for row in players]
+    got, _n = vf.corrections(games, specs, depth=2)
+    np.testing.assert_allclose(got, want, atol=1e-3)
+    assert aivat.control(vf, "aivat-lookahead2", games[0], 1, dict(enumerate(specs[0]))) == \
+        pytest.approx(got[0, 1], abs=1e-9)
+
+
+def test_two_draw_lookahead_self_play_mean_is_zero_within_the_ci():
+    res = evaluate.evaluate("greedy", "greedy", deals=60, seed=23, workers=1, progress=False,
+                            variance_reduction="aivat-lookahead2")
+    v = res["variance_reduction"]
+    assert v["method"] == "aivat-lookahead2"
+    assert v["ci95"][0] <= 0.0 <= v["ci95"][1]
+
+
+def test_lookahead_depth_outside_its_range_says_what_is_allowed():
+    games, players, pol = bot_hands(2, seed=6)
+    vf = aivat.for_rules(RULES)
+    top = core.MAX_LOOKAHEAD_DEPTH
+    for depth in (0, top + 1):
+        with pytest.raises(ValueError, match=rf"depth must be 1\.\.{top}, got {depth}"):
+            core.chance_corrections(games, vf.net, pol, depth=depth)
+        with pytest.raises(ValueError, match=rf"depth must be 1\.\.{top}"):
+            core.chance_lookahead_dataset(games, vf.net, pol, 1, depth=depth)
+    with pytest.raises(ValueError, match="needs the policies"):
+        core.chance_corrections(games, vf.net, None, depth=2)
+    with pytest.raises(ValueError, match="needs the players"):
+        vf.corrections(games, depth=2)

@@ -40,6 +40,13 @@ std::vector<const Game*> games_of(const py::sequence& games) {
 
 // Who plays each seat in the lookahead: None (no lookahead: empty), or (n, 3) ints, each
 // P_GREEDY or P_EXPERT.
+void check_depth(int depth) {
+    if (depth < 1 || depth > MAX_LOOKAHEAD_DEPTH)
+        throw py::value_error("the lookahead depth must be 1.." +
+                              std::to_string(MAX_LOOKAHEAD_DEPTH) + ", got " +
+                              std::to_string(depth));
+}
+
 std::vector<int> policies_of(const py::object& policies, size_t n) {
     if (policies.is_none()) return {};
     const auto a = py::array_t<int, py::array::c_style | py::array::forcecast>::ensure(policies);
@@ -57,6 +64,7 @@ std::vector<int> policies_of(const py::object& policies, size_t n) {
 }  // namespace
 
 void bind_chance(py::module_& m) {
+    m.attr("MAX_LOOKAHEAD_DEPTH") = MAX_LOOKAHEAD_DEPTH;
     m.attr("LOOKAHEAD_GREEDY") = int(P_GREEDY);  // the policies of chance_corrections' lookahead
     m.attr("LOOKAHEAD_EXPERT") = int(P_EXPERT);
     m.attr("CHANCE_FEATURES") = CHANCE_FEATURES;
@@ -126,10 +134,14 @@ void bind_chance(py::module_& m) {
 
     m.def(
         "chance_corrections",
-        [](const py::sequence& games, const ValueNet& net, const py::object& policies) {
+        [](const py::sequence& games, const ValueNet& net, const py::object& policies, int depth) {
             const std::vector<const Game*> gs = games_of(games);
             const py::ssize_t n = py::ssize_t(gs.size());
             const std::vector<int> pol = policies_of(policies, size_t(n));
+            check_depth(depth);
+            if (policies.is_none() && depth != 1)
+                throw py::value_error("a lookahead depth needs the policies (without them the "
+                                      "draws are valued by the network's own output)");
             py::array_t<double> out({n, py::ssize_t(3)});
             py::array_t<int64_t> events(n);
             double* op = out.mutable_data();
@@ -144,7 +156,7 @@ void bind_chance(py::module_& m) {
                             chance_correction(*gs[size_t(i)], net, op + 3 * i, &k);
                         else
                             chance_correction_lookahead(*gs[size_t(i)], net, pol.data() + 3 * i,
-                                                        op + 3 * i, &k);
+                                                        depth, op + 3 * i, &k);
                         ep[i] = k;
                     }
                 } catch (const std::invalid_argument& e) {
@@ -156,19 +168,23 @@ void bind_chance(py::module_& m) {
             if (!error.empty()) throw py::value_error(error);
             return py::make_tuple(out, events);
         },
-        py::arg("games"), py::arg("net"), py::arg("policies") = py::none(),
+        py::arg("games"), py::arg("net"), py::arg("policies") = py::none(), py::arg("depth") = 1,
         "Per hand, the sum over its wall draws of V(h, c) - E_k V(h, k) for each seat (n, 3) "
         "float64, and the number of draws (n,). With policies ((n, 3) ints, each P_GREEDY or "
-        "P_EXPERT: who plays each seat in the lookahead), V is the one-draw lookahead "
-        "(chance_correction_lookahead); without, the network's own output.");
+        "P_EXPERT: who plays each seat in the lookahead), V is the lookahead of `depth` draws "
+        "(1..MAX_LOOKAHEAD_DEPTH; chance_correction_lookahead); without, the network's own "
+        "output.");
 
     m.def(
         "chance_lookahead_dataset",
-        [](const py::sequence& games, const ValueNet& net, const py::object& policies, int threads) {
+        [](const py::sequence& games, const ValueNet& net, const py::object& policies, int threads,
+           int depth) {
             const std::vector<const Game*> gs = games_of(games);
             const size_t n = gs.size();
             const std::vector<int> pol = policies_of(policies, n);
-            if (pol.empty()) throw py::value_error("chance_lookahead_dataset needs the policies");
+            if (policies.is_none())
+                throw py::value_error("chance_lookahead_dataset needs the policies");
+            check_depth(depth);
             if (threads < 1 || threads > 256)
                 throw py::value_error("threads must be 1..256, got " + std::to_string(threads));
             const size_t nt = size_t(threads);
@@ -185,7 +201,8 @@ void bind_chance(py::module_& m) {
                     Part& part = parts[t];
                     try {
                         for (size_t i = t; i < n; i += nt) {
-                            chance_lookahead_dataset(*gs[i], net, pol.data() + 3 * i, &part.events,
+                            chance_lookahead_dataset(*gs[i], net, pol.data() + 3 * i, depth,
+                                                     &part.events,
                                                      &part.feats, &part.probs, &part.targets);
                             part.game.resize(part.events.size(), int64_t(i));
                         }
@@ -230,10 +247,11 @@ void bind_chance(py::module_& m) {
             return py::make_tuple(feats, probs, targets, card, drawer, game);
         },
         py::arg("games"), py::arg("net"), py::arg("policies"), py::arg("threads") = 1,
+        py::arg("depth") = 1,
         "Every wall draw of the hands (in order) for training a value function consistent with "
         "its lookahead: (features (m, 418), probabilities (m, kinds), lookahead values (m, kinds, "
-        "3) of (drawer, next, previous), kind drawn (m,), drawer (m,), hand index (m,)); the "
-        "hands split over `threads` threads without the GIL.");
+        "3) of (drawer, next, previous), `depth` draws ahead, kind drawn (m,), drawer (m,), hand "
+        "index (m,)); the hands split over `threads` threads without the GIL.");
 
     m.def(
         "chance_dataset",

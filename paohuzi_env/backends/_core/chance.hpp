@@ -117,7 +117,7 @@ private:
     float scale_;
     ValueWeights w_;
     // w0, w1, wg and wk transposed (in, out): the forward pass adds a column per nonzero input
-    // (the features and the ReLU layers are mostly zeros), a loop the compiler vectorises.
+    // (the features and the ReLU layers are mostly zeros), in SIMD blocks (axpy, chance.cpp).
     std::vector<float> t0_, t1_, tg_, tk_;
     std::vector<int> index_;  // chance_kind_index(k, j) at k * CHANCE_KIND + j
 };
@@ -127,23 +127,28 @@ private:
 // network's kinds do not match the hand's rules.
 void chance_correction(const Game& hand, const ValueNet& net, double* out3, int* n_events);
 
-// The same sum with a one-draw lookahead (docs/aivat.md, "aivat-lookahead"): V(h, k) is the
-// value of the state the hand reaches when k is drawn and every seat plays on by its policy
+// The same sum with a lookahead (docs/aivat.md, "aivat-lookahead"): with depth 1, V(h, k) is
+// the value of the state the hand reaches when k is drawn and every seat plays on by its policy
 // (policies[seat]: P_GREEDY or P_EXPERT, the seats' own bots or stand-ins for them) until the
 // next draw: the points if the hand ends first, else the network's expected value there,
-// sum_k' P(k') V_net(h', k'). Where the policies are the agents that played, V(h, c) is the
-// network's expected value at the next draw the hand really made, so the sum telescopes and
-// only the network's one-draw inconsistencies are left. std::invalid_argument for a policy
-// that is neither, or a network for other kinds.
+// sum_k' P(k') V_net(h', k'). With depth d > 1, the value there is instead sum_k' P(k')
+// V_{d-1}(h', k'): every kind of the next d - 1 draws is played out the same way, and the
+// network values the states d draws ahead (about 15 times the work per extra draw). Where the
+// policies are the agents that played, V(h, c) is the expected value at the next draw the hand
+// really made, so the sum telescopes and only the network's inconsistencies between d and d + 1
+// draws ahead are left, averaged over the d - 1 draws between. std::invalid_argument for a
+// policy that is neither, a depth outside 1..MAX_LOOKAHEAD_DEPTH, or a network for other kinds.
+constexpr int MAX_LOOKAHEAD_DEPTH = 3;
 void chance_correction_lookahead(const Game& hand, const ValueNet& net, const int* policies,
-                                 double* out3, int* n_events);
+                                 int depth, double* out3, int* n_events);
 
 // For training a value function consistent with its own lookahead: every draw of `hand`
 // replayed, its event, chance_features and wall_probabilities (as chance_events) and, for each
-// kind k, the lookahead value V(h, k) of chance_correction_lookahead relative to the drawer
-// (index 3 k + r; 0 for a kind not in the wall), appended to `targets`.
+// kind k, the lookahead value V(h, k) of chance_correction_lookahead of that depth relative to
+// the drawer (index 3 k + r; 0 for a kind not in the wall), appended to `targets`.
 void chance_lookahead_dataset(const Game& hand, const ValueNet& net, const int* policies,
-                              std::vector<ChanceEvent>* events, std::vector<float>* feats,
-                              std::vector<float>* probs, std::vector<float>* targets);
+                              int depth, std::vector<ChanceEvent>* events,
+                              std::vector<float>* feats, std::vector<float>* probs,
+                              std::vector<float>* targets);
 
 }  // namespace phz
