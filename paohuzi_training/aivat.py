@@ -96,8 +96,8 @@ class ValueFunction:
         (n,). ``games``: finished (or live) hands of either backend; a Python-engine hand is
         replayed in the core from its deck, dealer and actions. With ``players`` (per game, the
         three seats' agent specs), the draws are valued by the lookahead of ``depth`` draws
-        (``aivat-lookahead``: 1, ``aivat-lookahead2``: 2), each seat played by
-        :func:`lookahead_policy` of its spec.
+        (``aivat-lookahead``: 1, ``aivat-lookahead2``: 2), each seat played by its network
+        (:func:`lookahead_network`) or by :func:`lookahead_policy` of its spec.
 
         Raises:
             ValueError: ``players`` not one per game, or a ``depth`` without them or outside
@@ -113,7 +113,10 @@ class ValueFunction:
             raise ValueError(f"players must give the seats of each of the {len(hands)} games, "
                              f"got {len(players)}")
         pol = np.array([[lookahead_policy(s) for s in seats] for seats in players], np.int32)
-        return core.chance_corrections(hands, self.net, pol.reshape(len(hands), 3), depth=depth)
+        nets = [[lookahead_network(s) for s in seats] for seats in players]
+        return core.chance_corrections(
+            hands, self.net, pol.reshape(len(hands), 3), depth=depth,
+            networks=nets if any(n is not None for row in nets for n in row) else None)
 
 
 def control(vf: ValueFunction, method: str, game: Any, seat: int, specs: dict[int, str]) -> float:
@@ -129,13 +132,38 @@ def control(vf: ValueFunction, method: str, game: Any, seat: int, specs: dict[in
 
 
 def lookahead_policy(spec: str) -> int:
-    """The bot that plays a seat of agent ``spec`` in the lookahead of ``aivat-lookahead``:
-    ``greedy`` for ``greedy``, else ``expert`` (the seat's own bot for the bots; for a network or
-    a search, the bot nearest its play). Any fixed choice keeps the estimate unbiased (it is a
-    function of what was seen, never of the wall's order); the nearer the agent, the more
-    variance it removes."""
+    """The bot that plays a seat of agent ``spec`` in the lookahead of ``aivat-lookahead``
+    where :func:`lookahead_network` gives none: ``greedy`` for ``greedy``, else ``expert`` (the
+    seat's own bot for the bots; for a search or another agent, the bot nearest its play). Any
+    fixed choice keeps the estimate unbiased (it is a function of what was seen, never of the
+    wall's order); the nearer the agent, the more variance it removes."""
     core = _fast()
     return int(core.LOOKAHEAD_GREEDY if spec.strip() == "greedy" else core.LOOKAHEAD_EXPERT)
+
+
+def lookahead_network(spec: str) -> Any:
+    """The compiled policy network (``_fast.NetPolicy``) that plays a seat of agent ``spec`` in
+    the lookahead, or None for a bot: the agent's own network for ``network:PATH`` and for
+    ``checkpoint:PATH`` with a ``.safetensors`` policy beside it (the same argmax up to float
+    rounding, so the copies move as the agent did and the corrections telescope as for the
+    bots); None (``expert`` stands in) for a checkpoint without one, a search or anything else.
+    Cached per file (:func:`paohuzi_env.agents.network.load_network`).
+
+    Raises:
+        ValueError: a ``network:`` policy that does not load.
+    """
+    from paohuzi_env.agents.network import load_network, policy_path
+
+    prefix, sep, rest = spec.strip().partition(":")
+    if not sep or prefix not in ("network", "checkpoint"):
+        return None
+    if prefix == "checkpoint":
+        try:
+            path = policy_path(rest)
+        except ValueError:
+            return None
+        return load_network(path).core
+    return load_network(rest).core
 
 
 def core_hand(game: Any) -> Any:

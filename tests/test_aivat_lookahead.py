@@ -226,7 +226,66 @@ def test_lookahead_depth_outside_its_range_says_what_is_allowed():
             core.chance_corrections(games, vf.net, pol, depth=depth)
         with pytest.raises(ValueError, match=rf"depth must be 1\.\.{top}"):
             core.chance_lookahead_dataset(games, vf.net, pol, 1, depth=depth)
-    with pytest.raises(ValueError, match="needs the policies"):
+    with pytest.raises(ValueError, match="need the policies"):
         core.chance_corrections(games, vf.net, None, depth=2)
     with pytest.raises(ValueError, match="needs the players"):
         vf.corrections(games, depth=2)
+
+
+def network_hands(n: int, seed: int):
+    """n finished hands with the shipped network (compiled forward pass, no torch) in seat 0
+    and `expert` in the others."""
+    from paohuzi_env.agents import make_agent
+    from paohuzi_env.bots.base import decide
+
+    spec = "network:checkpoints/shipped/distilled.safetensors"
+    out = []
+    for d in range(n):
+        g = fast.Game(RULES, seed=seed * 1000 + d)
+        agents = [make_agent(spec if s == 0 else "expert", seed=d, rules=RULES) for s in range(3)]
+        while not g.done:
+            s = g.current_player
+            g.step(decide(agents[s], g, s))
+        out.append(g._g)
+    return out, spec
+
+
+def test_a_network_seat_is_played_by_its_own_network_in_the_lookahead():
+    """Where a network played a seat, the lookahead's copies play it by that network (not by
+    `expert` standing in), so the drawn card's value is again the network's expectation at the
+    next draw and the corrections telescope as for the bots."""
+    games, spec = network_hands(12, seed=31)
+    vf = aivat.for_rules(RULES)
+    pol = np.full((len(games), 3), core.LOOKAHEAD_EXPERT, np.int32)
+    net = aivat.lookahead_network(spec)
+    assert net is not None
+    assert aivat.lookahead_network("checkpoint:checkpoints/shipped/distilled.pt") is not None
+    for other in ("expert", "greedy", "search", "random", "checkpoint:nowhere/x.pt"):
+        assert aivat.lookahead_network(other) is None
+    nets = [[net, None, None]] * len(games)
+    f, p, t, card, drawer, gi = core.chance_lookahead_dataset(games, vf.net, pol, 1, networks=nets)
+    _f, _p, t_exp, *_ = core.chance_lookahead_dataset(games, vf.net, pol, 1)
+    continued = 0
+    for e in range(len(card)):
+        got = np.array([t[e, card[e]][(s - drawer[e]) % 3] for s in range(3)])
+        if e + 1 == len(card) or gi[e + 1] != gi[e]:
+            want = np.array(games[gi[e]].scores, float)
+        else:
+            want = expectation(vf.net, f[e + 1], p[e + 1], drawer[e + 1])
+            continued += 1
+        np.testing.assert_allclose(got, want, atol=2e-3)
+    assert continued > 20
+    # with expert standing in for the network the copies move otherwise somewhere
+    rows = np.arange(len(card))
+    assert not np.allclose(t_exp[rows, card], t[rows, card], atol=2e-3)
+    # the evaluation's corrections use the network for that seat
+    specs = [[spec, "expert", "expert"]] * len(games)
+    got, _n = vf.corrections(games, specs)
+    want, _ = core.chance_corrections(games, vf.net, pol, networks=nets)
+    np.testing.assert_allclose(got, want, atol=1e-9)
+    with pytest.raises(ValueError, match="one entry per hand"):
+        core.chance_corrections(games, vf.net, pol, networks=nets[:-1])
+    with pytest.raises(TypeError, match="NetPolicy or None"):
+        core.chance_corrections(games, vf.net, pol, networks=[["x", None, None]] * len(games))
+    with pytest.raises(ValueError, match="need the policies"):
+        core.chance_corrections(games, vf.net, None, networks=nets)

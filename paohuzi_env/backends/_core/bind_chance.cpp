@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <string>
 #include <thread>
@@ -14,6 +15,7 @@
 
 #include "bind_common.hpp"
 #include "chance.hpp"
+#include "netpolicy.hpp"
 #include "vector.hpp"
 
 namespace py = pybind11;
@@ -38,8 +40,6 @@ std::vector<const Game*> games_of(const py::sequence& games) {
     return out;
 }
 
-// Who plays each seat in the lookahead: None (no lookahead: empty), or (n, 3) ints, each
-// P_GREEDY or P_EXPERT.
 void check_depth(int depth) {
     if (depth < 1 || depth > MAX_LOOKAHEAD_DEPTH)
         throw py::value_error("the lookahead depth must be 1.." +
@@ -47,6 +47,8 @@ void check_depth(int depth) {
                               std::to_string(depth));
 }
 
+// Who plays each seat in the lookahead: None (no lookahead: empty), or (n, 3) ints, each
+// P_GREEDY or P_EXPERT.
 std::vector<int> policies_of(const py::object& policies, size_t n) {
     if (policies.is_none()) return {};
     const auto a = py::array_t<int, py::array::c_style | py::array::forcecast>::ensure(policies);
@@ -59,6 +61,42 @@ std::vector<int> policies_of(const py::object& policies, size_t n) {
                                   std::to_string(int(P_GREEDY)) + ") or P_EXPERT (" +
                                   std::to_string(int(P_EXPERT)) + "), got " + std::to_string(p));
     return out;
+}
+
+// The policy networks that play seats in the lookahead: None (the bots everywhere: empty), or
+// one entry per hand of three, each a _fast.NetPolicy (that seat's agent) or None (its bot).
+// Held by shared pointers while the work runs without the GIL.
+using SeatNets = std::array<std::shared_ptr<NetPolicy>, 3>;
+std::vector<SeatNets> networks_of(const py::object& networks, size_t n) {
+    if (networks.is_none()) return {};
+    const py::sequence rows = networks.cast<py::sequence>();
+    if (size_t(py::len(rows)) != n)
+        throw py::value_error("networks must give one entry per hand (" + std::to_string(n) +
+                              "), got " + std::to_string(py::len(rows)));
+    std::vector<SeatNets> out(n);
+    for (size_t i = 0; i < n; ++i) {
+        const py::sequence seats = rows[i].cast<py::sequence>();
+        if (py::len(seats) != 3)
+            throw py::value_error("each entry of networks names the three seats' networks");
+        for (size_t s = 0; s < 3; ++s) {
+            const py::object x = seats[s];
+            if (x.is_none()) continue;
+            if (!py::isinstance<NetPolicy>(x))
+                throw py::type_error("a seat's network must be a _fast.NetPolicy or None");
+            out[i][s] = x.cast<std::shared_ptr<NetPolicy>>();
+        }
+    }
+    return out;
+}
+
+// The players of hand i's lookahead.
+LookaheadPlayers players_of(const std::vector<int>& pol, const std::vector<SeatNets>& nets,
+                            size_t i) {
+    LookaheadPlayers p;
+    p.policies = pol.data() + 3 * i;
+    if (!nets.empty())
+        for (size_t s = 0; s < 3; ++s) p.nets[s] = nets[i][s].get();
+    return p;
 }
 
 }  // namespace
@@ -134,14 +172,16 @@ void bind_chance(py::module_& m) {
 
     m.def(
         "chance_corrections",
-        [](const py::sequence& games, const ValueNet& net, const py::object& policies, int depth) {
+        [](const py::sequence& games, const ValueNet& net, const py::object& policies, int depth,
+           const py::object& networks) {
             const std::vector<const Game*> gs = games_of(games);
             const py::ssize_t n = py::ssize_t(gs.size());
             const std::vector<int> pol = policies_of(policies, size_t(n));
             check_depth(depth);
-            if (policies.is_none() && depth != 1)
-                throw py::value_error("a lookahead depth needs the policies (without them the "
-                                      "draws are valued by the network's own output)");
+            if (policies.is_none() && (depth != 1 || !networks.is_none()))
+                throw py::value_error("a lookahead depth or networks need the policies (without "
+                                      "them the draws are valued by the network's own output)");
+            const std::vector<SeatNets> nets = networks_of(networks, size_t(n));
             py::array_t<double> out({n, py::ssize_t(3)});
             py::array_t<int64_t> events(n);
             double* op = out.mutable_data();
@@ -155,8 +195,9 @@ void bind_chance(py::module_& m) {
                         if (pol.empty())
                             chance_correction(*gs[size_t(i)], net, op + 3 * i, &k);
                         else
-                            chance_correction_lookahead(*gs[size_t(i)], net, pol.data() + 3 * i,
-                                                        depth, op + 3 * i, &k);
+                            chance_correction_lookahead(*gs[size_t(i)], net,
+                                                        players_of(pol, nets, size_t(i)), depth,
+                                                        op + 3 * i, &k);
                         ep[i] = k;
                     }
                 } catch (const std::invalid_argument& e) {
@@ -169,22 +210,25 @@ void bind_chance(py::module_& m) {
             return py::make_tuple(out, events);
         },
         py::arg("games"), py::arg("net"), py::arg("policies") = py::none(), py::arg("depth") = 1,
+        py::arg("networks") = py::none(),
         "Per hand, the sum over its wall draws of V(h, c) - E_k V(h, k) for each seat (n, 3) "
         "float64, and the number of draws (n,). With policies ((n, 3) ints, each P_GREEDY or "
         "P_EXPERT: who plays each seat in the lookahead), V is the lookahead of `depth` draws "
-        "(1..MAX_LOOKAHEAD_DEPTH; chance_correction_lookahead); without, the network's own "
-        "output.");
+        "(1..MAX_LOOKAHEAD_DEPTH; chance_correction_lookahead), and with networks (per hand three "
+        "NetPolicy or None) those seats are played by their network instead of the bot; "
+        "without, the network's own output.");
 
     m.def(
         "chance_lookahead_dataset",
         [](const py::sequence& games, const ValueNet& net, const py::object& policies, int threads,
-           int depth) {
+           int depth, const py::object& networks) {
             const std::vector<const Game*> gs = games_of(games);
             const size_t n = gs.size();
             const std::vector<int> pol = policies_of(policies, n);
             if (policies.is_none())
                 throw py::value_error("chance_lookahead_dataset needs the policies");
             check_depth(depth);
+            const std::vector<SeatNets> nets = networks_of(networks, n);
             if (threads < 1 || threads > 256)
                 throw py::value_error("threads must be 1..256, got " + std::to_string(threads));
             const size_t nt = size_t(threads);
@@ -201,7 +245,7 @@ void bind_chance(py::module_& m) {
                     Part& part = parts[t];
                     try {
                         for (size_t i = t; i < n; i += nt) {
-                            chance_lookahead_dataset(*gs[i], net, pol.data() + 3 * i, depth,
+                            chance_lookahead_dataset(*gs[i], net, players_of(pol, nets, i), depth,
                                                      &part.events,
                                                      &part.feats, &part.probs, &part.targets);
                             part.game.resize(part.events.size(), int64_t(i));
@@ -247,7 +291,7 @@ void bind_chance(py::module_& m) {
             return py::make_tuple(feats, probs, targets, card, drawer, game);
         },
         py::arg("games"), py::arg("net"), py::arg("policies"), py::arg("threads") = 1,
-        py::arg("depth") = 1,
+        py::arg("depth") = 1, py::arg("networks") = py::none(),
         "Every wall draw of the hands (in order) for training a value function consistent with "
         "its lookahead: (features (m, 418), probabilities (m, kinds), lookahead values (m, kinds, "
         "3) of (drawer, next, previous), `depth` draws ahead, kind drawn (m,), drawer (m,), hand "

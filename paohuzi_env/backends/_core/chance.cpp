@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "bots.hpp"
+#include "netpolicy.hpp"
 #include "vector.hpp"
 
 namespace phz {
@@ -354,14 +355,15 @@ void expected_value(const Game& g, int drawer, const ValueNet& net, double* v3) 
     }
 }
 
-void lookahead_values(const Game& g, int seat, const ValueNet& net, const int* policies,
-                      int depth, const float* p, double (*val)[3]);
+void lookahead_values(const Game& g, int seat, const ValueNet& net,
+                      const LookaheadPlayers& players, int depth, const float* p,
+                      double (*val)[3]);
 
 // The expected value of each absolute seat just before `drawer` draws at g, looking `depth`
 // draws ahead: the network's (depth 0), else the expectation over the kinds of their lookahead
 // values of depth `depth` (lookahead_values).
-void lookahead_expectation(const Game& g, int drawer, const ValueNet& net, const int* policies,
-                           int depth, double* v3) {
+void lookahead_expectation(const Game& g, int drawer, const ValueNet& net,
+                           const LookaheadPlayers& players, int depth, double* v3) {
     if (depth == 0) {
         expected_value(g, drawer, net, v3);
         return;
@@ -370,7 +372,7 @@ void lookahead_expectation(const Game& g, int drawer, const ValueNet& net, const
     float p[NUM_KINDS + 1];
     wall_probabilities(g, p);
     double val[NUM_KINDS + 1][3];
-    lookahead_values(g, drawer, net, policies, depth, p, val);
+    lookahead_values(g, drawer, net, players, depth, p, val);
     for (int s = 0; s < NUM_SEATS; ++s) {
         double e = 0.0;
         for (int k = 0; k < kinds; ++k) e += double(p[k]) * val[k][s];
@@ -382,7 +384,7 @@ void lookahead_expectation(const Game& g, int drawer, const ValueNet& net, const
 // `depth` draws further ahead) and stops.
 struct NextDraw : DrawHook {
     const ValueNet* net = nullptr;
-    const int* policies = nullptr;
+    const LookaheadPlayers* players = nullptr;
     int depth = 0;
     bool first = true;
     double v3[3] = {0, 0, 0};
@@ -391,7 +393,7 @@ struct NextDraw : DrawHook {
             first = false;
             return;
         }
-        lookahead_expectation(g, seat, *net, policies, depth, v3);
+        lookahead_expectation(g, seat, *net, *players, depth, v3);
         throw StopDraw{};
     }
 };
@@ -400,23 +402,31 @@ struct NextDraw : DrawHook {
 // next draw): val[k][absolute seat] (0 for a kind of probability p[k] 0: none left in the wall).
 // The copy's draws after the first are hooked before they happen, so no copy reads the wall's
 // order at any depth.
-void lookahead_values(const Game& g, int seat, const ValueNet& net, const int* policies,
-                      int depth, const float* p, double (*val)[3]) {
+void lookahead_values(const Game& g, int seat, const ValueNet& net,
+                      const LookaheadPlayers& players, int depth, const float* p,
+                      double (*val)[3]) {
     const int kinds = chance_kinds(g.rules());
     View view;
+    // used within one action() only, never across the recursion (which runs inside step())
+    thread_local NetScratch scratch;
     for (int k = 0; k < kinds; ++k) {
         val[k][0] = val[k][1] = val[k][2] = 0.0;
         if (p[k] == 0.0f) continue;
         NextDraw stop;
         stop.net = &net;
-        stop.policies = policies;
+        stop.players = &players;
         stop.depth = depth - 1;
         Game c = g;
         c.set_draw_hook(&stop);
         try {
             c.draw_for_chance(seat, k);
-            while (!c.done())
-                c.step(policy_action(c, Policy(policies[c.current_player()]), 0, 0, &view));
+            while (!c.done()) {
+                const int s = c.current_player();
+                const NetPolicy* np = players.nets[s];
+                c.step(np != nullptr
+                           ? np->action(c, &scratch)
+                           : policy_action(c, Policy(players.policies[s]), 0, 0, &view));
+            }
             for (int s = 0; s < NUM_SEATS; ++s) val[k][s] = double(c.result().scores[size_t(s)]);
         } catch (const StopDraw&) {
             for (int s = 0; s < NUM_SEATS; ++s) val[k][s] = stop.v3[s];
@@ -428,7 +438,7 @@ void lookahead_values(const Game& g, int seat, const ValueNet& net, const int* p
 // the draw's data set row.
 struct Lookahead : DrawHook {
     const ValueNet* net = nullptr;
-    const int* policies = nullptr;
+    const LookaheadPlayers* players = nullptr;
     int depth = 1;
     double* out3 = nullptr;
     std::vector<ChanceEvent>* events = nullptr;
@@ -440,7 +450,7 @@ struct Lookahead : DrawHook {
         float p[NUM_KINDS + 1];
         wall_probabilities(g, p);
         double val[NUM_KINDS + 1][3];
-        lookahead_values(g, seat, *net, policies, depth, p, val);
+        lookahead_values(g, seat, *net, *players, depth, p, val);
         const int drawn = g.deck()[size_t(g.wall_pos())];
         if (out3 != nullptr) {
             for (int s = 0; s < NUM_SEATS; ++s) {
@@ -471,19 +481,21 @@ void replay_with(const Game& hand, Lookahead* la) {
                                     std::to_string(MAX_LOOKAHEAD_DEPTH) + ", got " +
                                     std::to_string(la->depth));
     for (int s = 0; s < NUM_SEATS; ++s)
-        if (la->policies[s] != P_GREEDY && la->policies[s] != P_EXPERT)
+        if (la->players->nets[s] == nullptr && la->players->policies[s] != P_GREEDY &&
+            la->players->policies[s] != P_EXPERT)
             throw std::invalid_argument("a lookahead policy must be greedy or expert, got " +
-                                        std::to_string(la->policies[s]));
+                                        std::to_string(la->players->policies[s]));
     replay_hooked(hand, la, &la->step);
 }
 
 }  // namespace
 
-void chance_correction_lookahead(const Game& hand, const ValueNet& net, const int* policies,
-                                 int depth, double* out3, int* n_events) {
+void chance_correction_lookahead(const Game& hand, const ValueNet& net,
+                                 const LookaheadPlayers& players, int depth, double* out3,
+                                 int* n_events) {
     Lookahead la;
     la.net = &net;
-    la.policies = policies;
+    la.players = &players;
     la.depth = depth;
     la.out3 = out3;
     out3[0] = out3[1] = out3[2] = 0.0;
@@ -491,13 +503,14 @@ void chance_correction_lookahead(const Game& hand, const ValueNet& net, const in
     if (n_events != nullptr) *n_events = la.n;
 }
 
-void chance_lookahead_dataset(const Game& hand, const ValueNet& net, const int* policies,
-                              int depth, std::vector<ChanceEvent>* events,
+void chance_lookahead_dataset(const Game& hand, const ValueNet& net,
+                              const LookaheadPlayers& players, int depth,
+                              std::vector<ChanceEvent>* events,
                               std::vector<float>* feats, std::vector<float>* probs,
                               std::vector<float>* targets) {
     Lookahead la;
     la.net = &net;
-    la.policies = policies;
+    la.players = &players;
     la.depth = depth;
     la.events = events;
     la.feats = feats;

@@ -24,6 +24,8 @@
 
 namespace phz {
 
+class NetPolicy;  // netpolicy.hpp
+
 // Kinds a wall card can be: the 20, and 王 under rules with jokers.
 inline int chance_kinds(const Rules& r) { return r.wang ? NUM_KINDS + 1 : NUM_KINDS; }
 
@@ -137,17 +139,25 @@ void chance_correction(const Game& hand, const ValueNet& net, double* out3, int*
 // policies are the agents that played, V(h, c) is the expected value at the next draw the hand
 // really made, so the sum telescopes and only the network's inconsistencies between d and d + 1
 // draws ahead are left, averaged over the d - 1 draws between. std::invalid_argument for a
-// policy that is neither, a depth outside 1..MAX_LOOKAHEAD_DEPTH, or a network for other kinds.
+// bot policy that is neither, a depth outside 1..MAX_LOOKAHEAD_DEPTH, or a network for other kinds.
+// Who plays each seat in a lookahead's copies: the bot policies[seat] (P_GREEDY or P_EXPERT)
+// or, where nets[seat] is set, that policy network by its argmax (NetPolicy::action), the agent
+// itself where a network played the seat, so that its copies move as it did.
+struct LookaheadPlayers {
+    const int* policies = nullptr;  // 3
+    const NetPolicy* nets[3] = {nullptr, nullptr, nullptr};
+};
 constexpr int MAX_LOOKAHEAD_DEPTH = 3;
-void chance_correction_lookahead(const Game& hand, const ValueNet& net, const int* policies,
-                                 int depth, double* out3, int* n_events);
+void chance_correction_lookahead(const Game& hand, const ValueNet& net,
+                                 const LookaheadPlayers& players, int depth, double* out3,
+                                 int* n_events);
 
 // For training a value function consistent with its own lookahead: every draw of `hand`
 // replayed, its event, chance_features and wall_probabilities (as chance_events) and, for each
 // kind k, the lookahead value V(h, k) of chance_correction_lookahead of that depth relative to
 // the drawer (index 3 k + r; 0 for a kind not in the wall), appended to `targets`.
-void chance_lookahead_dataset(const Game& hand, const ValueNet& net, const int* policies,
-                              int depth, std::vector<ChanceEvent>* events,
+void chance_lookahead_dataset(const Game& hand, const ValueNet& net,
+                              const LookaheadPlayers& players, int depth, std::vector<ChanceEvent>* events,
                               std::vector<float>* feats, std::vector<float>* probs,
                               std::vector<float>* targets);
 
