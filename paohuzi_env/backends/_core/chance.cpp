@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "bots.hpp"
+#include "dense.hpp"
 #include "netpolicy.hpp"
 #include "vector.hpp"
 
@@ -256,17 +257,6 @@ ValueNet::ValueNet(int kinds, int hidden, int head, float scale, ValueWeights w)
 }
 
 namespace {
-// y[0, n) += a x[0, n). In blocks of 8 through unaliased pointers: at -O2 (setup.py) GCC's cheap
-// vectoriser neither versions a loop for aliasing nor adds an epilogue, so a plain loop over n
-// stays scalar, while a block of 8 at constant offsets becomes straight-line SIMD (pointers, not
-// int indices, which -fwrapv lets wrap). The same sums, element by element.
-inline void axpy(float a, const float* __restrict x, float* __restrict y, int n) {
-    const float* const end8 = x + (n / 8) * 8;
-    for (; x != end8; x += 8, y += 8)
-        for (int j = 0; j < 8; ++j) y[j] += a * x[j];
-    for (int j = 0; j < n % 8; ++j) y[j] += a * x[j];
-}
-
 // y = b + sum_i x_i T[i] over the nonzero x_i (T: (in, out) row-major), then max(0, .) if relu.
 void dense_t(const float* t, const float* b, const float* x, int in, int out, bool relu, float* y) {
     if (b != nullptr) std::copy(b, b + out, y);
@@ -274,7 +264,7 @@ void dense_t(const float* t, const float* b, const float* x, int in, int out, bo
     for (int i = 0; i < in; ++i) {
         const float xi = x[i];
         if (xi == 0.0f) continue;
-        axpy(xi, t + size_t(i) * size_t(out), y, out);
+        axpy(y, t + size_t(i) * size_t(out), xi, size_t(out));
     }
     if (relu)
         for (int o = 0; o < out; ++o) y[o] = y[o] < 0.0f ? 0.0f : y[o];
@@ -301,7 +291,7 @@ void ValueNet::forward(const float* x, float* out, std::vector<float>* scratch) 
         for (int j = 0; j < CHANCE_KIND; ++j) {
             const float pj = phi[j];
             if (pj == 0.0f) continue;
-            axpy(pj, tk_.data() + size_t(j) * size_t(head_), z, head_);
+            axpy(z, tk_.data() + size_t(j) * size_t(head_), pj, size_t(head_));
         }
         for (int r = 0; r < 3; ++r) {
             const float* row = w_.w3.data() + size_t(r) * size_t(head_);

@@ -119,7 +119,7 @@ private:
     float scale_;
     ValueWeights w_;
     // w0, w1, wg and wk transposed (in, out): the forward pass adds a column per nonzero input
-    // (the features and the ReLU layers are mostly zeros), in SIMD blocks (axpy, chance.cpp).
+    // (the features and the ReLU layers are mostly zeros), in SIMD blocks (dense.hpp's axpy).
     std::vector<float> t0_, t1_, tg_, tk_;
     std::vector<int> index_;  // chance_kind_index(k, j) at k * CHANCE_KIND + j
 };

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "dense.hpp"
 #include "observation.hpp"
 
 namespace phz {
@@ -14,7 +15,7 @@ namespace {
 
 constexpr float MASK_VALUE = -1e8f;  // paohuzi_training/model.py MASK_VALUE
 
-constexpr size_t LANES = 8;  // output sizes are padded to a multiple of this
+constexpr size_t LANES = DENSE_LANES;  // output sizes are padded to a multiple of this
 
 size_t padded(int n) { return (size_t(n) + LANES - 1) / LANES * LANES; }
 
@@ -37,13 +38,6 @@ void check_size(const char* name, size_t got, size_t want) {
         throw std::invalid_argument(std::string("network tensor ") + name + " has " +
                                     std::to_string(got) + " values, the network needs " +
                                     std::to_string(want));
-}
-
-// o += x * row over n values (n a multiple of LANES): blocks of a fixed length, which -O2
-// vectorises.
-void axpy(float* __restrict o, const float* __restrict row, float x, size_t n) {
-    for (size_t i = 0; i < n; i += LANES)
-        for (size_t k = 0; k < LANES; ++k) o[i + k] += x * row[i + k];
 }
 
 // out = b + x·W for the transposed weights wt (n_in, b.size()): one row added per non-zero
