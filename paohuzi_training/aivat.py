@@ -52,8 +52,8 @@ FEATURES = "paohuzi-chance-v1"
 METHODS = ("none", "aivat", "aivat-lookahead", "aivat-lookahead2", "aivat-lookahead3")
 """The values of ``paohuzi-eval --variance-reduction``: ``aivat`` values each draw by the
 network's output for the card; ``aivat-lookahead`` by the state the hand reaches when the seats
-play the card on to the next draw (each seat played by its bot, or ``expert`` standing in for an
-agent that is not a bot), valued there by the network; ``aivat-lookahead2`` and ``-3`` play
+play the card on to the next draw (each seat played by its bot, its network, or ``expert``
+standing in for another agent), valued there by the network; ``aivat-lookahead2`` and ``-3`` play
 every card of the next one or two draws on as well and let the network value the states two or
 three draws ahead (narrower each time, about ten times the work each: for agents whose deals
 cost a tenth of a second, or seconds). docs/aivat.md."""
@@ -96,7 +96,7 @@ class ValueFunction:
         (n,). ``games``: finished (or live) hands of either backend; a Python-engine hand is
         replayed in the core from its deck, dealer and actions. With ``players`` (per game, the
         three seats' agent specs), the draws are valued by the lookahead of ``depth`` draws
-        (``aivat-lookahead``: 1, ``aivat-lookahead2``: 2), each seat played by its network
+        (:data:`LOOKAHEAD_DEPTH` of the method), each seat played by its network
         (:func:`lookahead_network`) or by :func:`lookahead_policy` of its spec.
 
         Raises:

@@ -40,13 +40,6 @@ std::vector<const Game*> games_of(const py::sequence& games) {
     return out;
 }
 
-void check_depth(int depth) {
-    if (depth < 1 || depth > MAX_LOOKAHEAD_DEPTH)
-        throw py::value_error("the lookahead depth must be 1.." +
-                              std::to_string(MAX_LOOKAHEAD_DEPTH) + ", got " +
-                              std::to_string(depth));
-}
-
 // Who plays each seat in the lookahead: None (no lookahead: empty), or (n, 3) ints, each
 // P_GREEDY or P_EXPERT.
 std::vector<int> policies_of(const py::object& policies, size_t n) {
@@ -177,7 +170,7 @@ void bind_chance(py::module_& m) {
             const std::vector<const Game*> gs = games_of(games);
             const py::ssize_t n = py::ssize_t(gs.size());
             const std::vector<int> pol = policies_of(policies, size_t(n));
-            check_depth(depth);
+            check_lookahead_depth(depth);  // std::invalid_argument: ValueError
             if (policies.is_none() && (depth != 1 || !networks.is_none()))
                 throw py::value_error("a lookahead depth or networks need the policies (without "
                                       "them the draws are valued by the network's own output)");
@@ -227,7 +220,7 @@ void bind_chance(py::module_& m) {
             const std::vector<int> pol = policies_of(policies, n);
             if (policies.is_none())
                 throw py::value_error("chance_lookahead_dataset needs the policies");
-            check_depth(depth);
+            check_lookahead_depth(depth);
             const std::vector<SeatNets> nets = networks_of(networks, n);
             if (threads < 1 || threads > 256)
                 throw py::value_error("threads must be 1..256, got " + std::to_string(threads));

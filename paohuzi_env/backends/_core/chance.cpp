@@ -349,6 +349,15 @@ void lookahead_values(const Game& g, int seat, const ValueNet& net,
                       const LookaheadPlayers& players, int depth, const float* p,
                       double (*val)[3]);
 
+// v3[s] = sum_k p[k] val[k][s]: the expectation over the next card of per-kind values.
+void expectation(const float* p, const double (*val)[3], int kinds, double* v3) {
+    for (int s = 0; s < NUM_SEATS; ++s) {
+        double e = 0.0;
+        for (int k = 0; k < kinds; ++k) e += double(p[k]) * val[k][s];
+        v3[s] = e;
+    }
+}
+
 // The expected value of each absolute seat just before `drawer` draws at g, looking `depth`
 // draws ahead: the network's (depth 0), else the expectation over the kinds of their lookahead
 // values of depth `depth` (lookahead_values).
@@ -363,11 +372,7 @@ void lookahead_expectation(const Game& g, int drawer, const ValueNet& net,
     wall_probabilities(g, p);
     double val[NUM_KINDS + 1][3];
     lookahead_values(g, drawer, net, players, depth, p, val);
-    for (int s = 0; s < NUM_SEATS; ++s) {
-        double e = 0.0;
-        for (int k = 0; k < kinds; ++k) e += double(p[k]) * val[k][s];
-        v3[s] = e;
-    }
+    expectation(p, val, kinds, v3);
 }
 
 // On a copy: lets the first draw through, values the state before the next one (looking
@@ -443,11 +448,9 @@ struct Lookahead : DrawHook {
         lookahead_values(g, seat, *net, *players, depth, p, val);
         const int drawn = g.deck()[size_t(g.wall_pos())];
         if (out3 != nullptr) {
-            for (int s = 0; s < NUM_SEATS; ++s) {
-                double e = 0.0;
-                for (int k = 0; k < kinds; ++k) e += double(p[k]) * val[k][s];
-                out3[s] += val[drawn][s] - e;
-            }
+            double e[3];
+            expectation(p, val, kinds, e);
+            for (int s = 0; s < NUM_SEATS; ++s) out3[s] += val[drawn][s] - e[s];
         } else {
             events->push_back(ChanceEvent{seat, drawn, step, g.wall_pos()});
             const size_t f = feats->size(), q = probs->size(), t = targets->size();
@@ -466,10 +469,7 @@ struct Lookahead : DrawHook {
 
 void replay_with(const Game& hand, Lookahead* la) {
     check_kinds(*la->net, hand);
-    if (la->depth < 1 || la->depth > MAX_LOOKAHEAD_DEPTH)
-        throw std::invalid_argument("the lookahead depth must be 1.." +
-                                    std::to_string(MAX_LOOKAHEAD_DEPTH) + ", got " +
-                                    std::to_string(la->depth));
+    check_lookahead_depth(la->depth);
     for (int s = 0; s < NUM_SEATS; ++s)
         if (la->players->nets[s] == nullptr && la->players->policies[s] != P_GREEDY &&
             la->players->policies[s] != P_EXPERT)
@@ -479,6 +479,13 @@ void replay_with(const Game& hand, Lookahead* la) {
 }
 
 }  // namespace
+
+void check_lookahead_depth(int depth) {
+    if (depth < 1 || depth > MAX_LOOKAHEAD_DEPTH)
+        throw std::invalid_argument("the lookahead depth must be 1.." +
+                                    std::to_string(MAX_LOOKAHEAD_DEPTH) + ", got " +
+                                    std::to_string(depth));
+}
 
 void chance_correction_lookahead(const Game& hand, const ValueNet& net,
                                  const LookaheadPlayers& players, int depth, double* out3,

@@ -148,6 +148,8 @@ struct LookaheadPlayers {
     const NetPolicy* nets[3] = {nullptr, nullptr, nullptr};
 };
 constexpr int MAX_LOOKAHEAD_DEPTH = 3;
+// std::invalid_argument for a depth outside 1..MAX_LOOKAHEAD_DEPTH.
+void check_lookahead_depth(int depth);
 void chance_correction_lookahead(const Game& hand, const ValueNet& net,
                                  const LookaheadPlayers& players, int depth, double* out3,
                                  int* n_events);
