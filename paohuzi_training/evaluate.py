@@ -8,6 +8,9 @@ games. Agents are specs: ``random``, ``greedy``, ``expert``, ``search[:OPTIONS]`
 
 Results are identical for the same seed whatever the number of worker processes: every deal and
 every agent seat draws from its own ``SeedSequence`` keyed by (seed, deal, rotation, seat).
+``--journal FILE`` appends each finished deal's games to FILE, and a run given a journal plays
+only the deals it lacks: a long evaluation runs in pieces (kill it, run the same command again)
+and gives the numbers of one uninterrupted run (:mod:`paohuzi_training.journal`).
 
 ``--league A B C ...`` plays a round robin (each agent as candidate against every other) and
 rates all agents with OpenSkill (Plackett–Luce) from the finishing order of every game; it
@@ -41,6 +44,8 @@ from paohuzi_env.game.engine import replay_record
 from paohuzi_env.game.rules import as_rules, get_rules, preset_names
 
 from . import aivat, batched_eval
+from .journal import Journal
+from .journal import header as journal_header
 from .rows import GameRow
 from .rows import seed_of as _seed_of
 
@@ -125,6 +130,10 @@ def record_game(candidate: str, opponents: Sequence[str], deal: int, rotation: i
 
 
 SAVE_WHICH = ("first", "worst", "best")
+
+JOURNAL_CHUNK = 25
+"""Deals per job at most when a journal is kept (a batched network evaluation's jobs are larger
+otherwise): a killed run loses at most the jobs in flight."""
 
 
 def save_records(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str], out_dir,
@@ -241,7 +250,8 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
              seed: int = 0, rules="huaihua", workers: int | None = None,
              progress: bool = True, mp_context: str = "fork", backend: str | None = None,
              batched: bool = True, variance_reduction: str = "none",
-             value_function: str | None = None) -> dict:
+             value_function: str | None = None, journal: str | os.PathLike[str] | None = None,
+             ) -> dict:
     """Duplicate-deal evaluation of ``candidate`` against ``opponents``.
 
     Args:
@@ -264,9 +274,16 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
             they are).
         value_function: with a variance reduction, the value function's ``.safetensors``
             (default: the packaged one of the rules, :func:`paohuzi_training.aivat.for_rules`).
+        journal: a file to append every finished job's rows to (:mod:`paohuzi_training.journal`):
+            if it holds deals of this same evaluation, only the others are played, so a run
+            that was killed resumes where it stopped and gives the uninterrupted run's numbers.
 
     Returns:
-        The summary dict of :func:`summarise`, plus ``rows`` (per game).
+        The summary dict of :func:`summarise`, plus ``rows`` (per game). With a journal,
+        ``journal`` holds its path and how many of the deals it already had.
+
+    Raises:
+        ValueError: a bad spec, count or method, or a journal of another evaluation.
     """
     if isinstance(opponents, str):
         opponents = [opponents, opponents]
@@ -286,40 +303,55 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
                          + ", ".join(m for m in aivat.METHODS if m != "none") + ") only")
     vf = (None if variance_reduction == "none"
           else str(aivat.for_rules(rules, value_function).path))
+    book = None
+    rows: list[GameRow] = []
+    if journal is not None:
+        book = Journal.open(journal, journal_header(candidate, opponents, seed, rules,
+                                                    variance_reduction, vf))
+        rows = [r for r in book.rows if r.deal < deals]
+    have = {r.deal for r in rows}
+    todo = [d for d in range(deals) if d not in have]
     workers = workers or os.cpu_count() or 1
-    chunk = max(1, min(25, deals // (4 * workers) or 1))
+    chunk = max(1, min(25, len(todo) // (4 * workers) or 1))
     backend = resolve_backend(backend)
     work = _work
     if batched and backend == "fast":
         if batched_eval.wanted([candidate, *opponents], rules):
             work = batched_eval.work
-            chunk = batched_eval.chunk_size(deals, workers, [candidate, *opponents])
-    jobs = [(candidate, opponents, list(range(i, min(deals, i + chunk))), seed, rules, backend,
-             vf, variance_reduction) for i in range(0, deals, chunk)]
+            chunk = batched_eval.chunk_size(len(todo), workers, [candidate, *opponents])
+            if book is not None:
+                chunk = min(chunk, JOURNAL_CHUNK)  # an interrupted run loses little
+    jobs = [(candidate, opponents, todo[i:i + chunk], seed, rules, backend, vf,
+             variance_reduction) for i in range(0, len(todo), chunk)]
     start = time.perf_counter()
-    rows: list[GameRow] = []
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=deals, desc=f"{candidate} vs {'/'.join(opponents)}", unit="deal",
-                   file=sys.stderr, leave=False)
+        bar = tqdm(total=deals, initial=len(have), desc=f"{candidate} vs {'/'.join(opponents)}",
+                   unit="deal", file=sys.stderr, leave=False)
+
+    def done(part: list[GameRow]) -> None:
+        if book is not None:
+            book.append(part)
+        rows.extend(part)
+        if bar:
+            bar.update(len(part) // 3)
+
     if workers == 1:
         for job in jobs:
-            rows.extend(work(job))
-            if bar:
-                bar.update(len(job[2]))
+            done(work(job))
     else:
         with get_context(mp_context).Pool(workers) as pool:
-            for part in pool.imap(work, jobs):
-                rows.extend(part)
-                if bar:
-                    bar.update(len(part) // 3)
+            for part in pool.imap_unordered(work, jobs):  # the rows are sorted below
+                done(part)
     if bar:
         bar.close()
     rows.sort(key=lambda r: (r.deal, r.rotation))
     out = summarise(rows, candidate, opponents, deals, time.perf_counter() - start, rules.name,
                     vf, variance_reduction)
+    if book is not None:
+        out["journal"] = {"path": str(book.path), "deals_already_there": len(have)}
     out["rows"] = rows
     return out
 
@@ -469,6 +501,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--value-function", metavar="PATH",
                    help="with a --variance-reduction: the value function "
                         "(.safetensors; default: the packaged one of the rules)")
+    p.add_argument("--journal", metavar="FILE",
+                   help="append every finished deal's games to FILE (JSON lines) and play only "
+                        "the deals it lacks: a killed or interrupted run resumes where it "
+                        "stopped, with the same numbers; a larger --deals extends it")
     p.add_argument("--trust-checkpoint", action="store_true",
                    help="load checkpoint:PATH files even if they need arbitrary pickled objects "
                         "(can run code: only for files you made)")
@@ -483,6 +519,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--variance-reduction corrects one candidate's evaluation; not with --league")
     if a.value_function and a.variance_reduction == "none":
         p.error("--value-function is read by a --variance-reduction other than none only")
+    if a.journal and a.league:
+        p.error("--journal keeps the games of one candidate's evaluation; not with --league")
     if a.plot and not a.league:
         p.error("--plot draws a league's ratings: use it with --league")
     try:
@@ -516,7 +554,7 @@ def main(argv: list[str] | None = None) -> int:
                            workers=a.workers, progress=not a.no_progress, backend=a.backend,
                            batched=not a.per_decision,
                            variance_reduction=a.variance_reduction,
-                           value_function=a.value_function)
+                           value_function=a.value_function, journal=a.journal)
             rows = res.pop("rows")
             if a.save_records:
                 paths = save_records(rows, a.candidate, opp, a.save_records[0], n_save,

@@ -1,0 +1,111 @@
+"""``paohuzi-eval --journal``: an evaluation run in pieces gives the numbers of one uninterrupted
+run, and a journal of another evaluation (or not a journal) is refused by name."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from paohuzi_training import journal
+from paohuzi_training.evaluate import evaluate, main
+
+KW = dict(seed=5, workers=1, progress=False)
+
+
+def _same(a: dict, b: dict) -> None:
+    for r in (a, b):
+        r.pop("wall_seconds"), r.pop("journal", None)
+    assert a == b
+
+
+def test_a_journal_changes_no_number(tmp_path):
+    plain = evaluate("greedy", "random", deals=6, **KW)
+    kept = evaluate("greedy", "random", deals=6, journal=tmp_path / "j.jsonl", **KW)
+    assert kept["journal"]["deals_already_there"] == 0
+    lines = (tmp_path / "j.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[0])["format"] == journal.FORMAT
+    assert len(lines) == 1 + 6 * 3  # the header, then every game of every deal
+    _same(plain, kept)
+
+
+def test_pieces_resume_and_extend_to_the_uninterrupted_numbers(tmp_path):
+    path = tmp_path / "j.jsonl"
+    whole = evaluate("greedy", "random", deals=8, **KW)
+    evaluate("greedy", "random", deals=3, journal=path, **KW)  # the first piece
+    # a run killed while it wrote: half a line at the end, which the next piece drops and redoes
+    with open(path, "a", encoding="utf-8") as f:
+        f.write('[3, 0, 6, tr')
+    second = evaluate("greedy", "random", deals=8, journal=path, workers=2, seed=5,
+                      progress=False)
+    assert second["journal"]["deals_already_there"] == 3
+    assert path.read_text(encoding="utf-8").endswith("\n")
+    _same(whole, second)
+    # everything there: nothing is played, a smaller --deals summarises the first deals
+    third = evaluate("greedy", "random", deals=8, journal=path, **KW)
+    assert third["journal"]["deals_already_there"] == 8
+    first4 = evaluate("greedy", "random", deals=4, journal=path, **KW)
+    _same(evaluate("greedy", "random", deals=4, **KW), first4)
+
+
+def test_a_journal_of_another_evaluation_is_refused(tmp_path):
+    path = tmp_path / "j.jsonl"
+    evaluate("greedy", "random", deals=2, journal=path, **KW)
+    with pytest.raises(ValueError, match=r"another evaluation \(seed: journal 5, this run 6"):
+        evaluate("greedy", "random", deals=2, journal=path, seed=6, workers=1, progress=False)
+    with pytest.raises(ValueError, match="another evaluation .*candidate"):
+        evaluate("random", "random", deals=2, journal=path, **KW)
+    with pytest.raises(ValueError, match="another evaluation .*rules"):
+        evaluate("greedy", "random", deals=2, journal=path, rules="classic", **KW)
+
+
+def test_a_changed_network_file_is_another_evaluation(tmp_path):
+    spec_file = tmp_path / "net.pt"
+    spec_file.write_bytes(b"one")
+    head = journal.header(f"checkpoint:{spec_file}", ["expert", "expert"], 1,
+                          _rules(), "none", None)
+    assert list(head["files_sha256"]) == ["candidate"]
+    journal.Journal.open(tmp_path / "j.jsonl", head)
+    spec_file.write_bytes(b"two")
+    head2 = journal.header(f"checkpoint:{spec_file}", ["expert", "expert"], 1, _rules(), "none",
+                           None)
+    with pytest.raises(ValueError, match="files_sha256"):
+        journal.Journal.open(tmp_path / "j.jsonl", head2)
+
+
+def _rules():
+    from paohuzi_env.game.rules import get_rules
+
+    return get_rules("huaihua")
+
+
+def test_bad_journal_files_are_named(tmp_path):
+    head = journal.header("greedy", ["random", "random"], 5, _rules(), "none", None)
+    other = tmp_path / "notes.txt"
+    other.write_text("my notes\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="is not an evaluation journal"):
+        journal.Journal.open(other, head)
+    assert other.read_text(encoding="utf-8") == "my notes\n"  # a user's file is left as it was
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(head) + "\n[0, 0, 1]\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 2: a row is a list of 8 values"):
+        journal.Journal.open(bad, head)
+    half = tmp_path / "half.jsonl"
+    half.write_text(json.dumps(head) + "\n[0, 0, 1, false, true, true, [1, 0, -1], 0.0]\n",
+                    encoding="utf-8")
+    with pytest.raises(ValueError, match="deal 0 has rotations \\[0\\], not 0, 1, 2"):
+        journal.Journal.open(half, head)
+
+
+def test_cli_journal(tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    args = ["greedy", "--vs", "random", "--deals", "2", "--seed", "5", "--workers", "1",
+            "--no-progress", "--journal", str(path)]
+    assert main(args + ["--json", str(tmp_path / "a.json")]) == 0
+    assert main(args + ["--seed", "6"]) == 2
+    assert "journal of another evaluation" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--league", "greedy", "random", "--journal", str(path)])
+    assert "not with --league" in capsys.readouterr().err
+    out = json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))
+    assert out["journal"] == {"path": str(path), "deals_already_there": 0}
