@@ -467,7 +467,8 @@ def main(argv: list[str] | None = None) -> int:
     """The ``paohuzi-eval`` command: a candidate against opponents on duplicate deals, or a league.
 
     Returns:
-        The exit status: 2 for a bad spec, option or checkpoint, else 0.
+        The exit status: 2 for a bad spec, option or checkpoint, 130 when interrupted with a
+        journal (which keeps the finished deals), else 0.
     """
     p = argparse.ArgumentParser(prog="paohuzi-eval", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -567,6 +568,12 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"paohuzi-eval: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        if not a.journal:
+            raise
+        print(f"paohuzi-eval: interrupted; the finished deals are in {a.journal}: run the same "
+              f"command again to play the rest", file=sys.stderr)
+        return 130
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump(out, f, ensure_ascii=False, indent=2)

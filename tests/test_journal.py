@@ -4,6 +4,10 @@ run, and a journal of another evaluation (or not a journal) is refused by name."
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -109,3 +113,34 @@ def test_cli_journal(tmp_path, capsys):
     assert "not with --league" in capsys.readouterr().err
     out = json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))
     assert out["journal"] == {"path": str(path), "deals_already_there": 0}
+
+
+def test_an_interrupted_run_keeps_its_deals_and_resumes(tmp_path):
+    """Ctrl-C (SIGINT) mid-run: exit 130 with a message, the finished deals on disk; the same
+    command again plays the rest and prints the uninterrupted run's numbers."""
+    path = tmp_path / "j.jsonl"
+    args = [sys.executable, "-m", "paohuzi_training.evaluate", "greedy", "--vs", "random",
+            "--deals", "90", "--seed", "5", "--workers", "1", "--backend", "python",
+            "--no-progress", "--journal", str(path)]
+    proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if path.exists() and len(path.read_text(encoding="utf-8").splitlines()) > 1:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted; the finished deals are in" in err
+    kept = (len(path.read_text(encoding="utf-8").splitlines()) - 1) // 3
+    assert 0 < kept < 90
+    rest = subprocess.run(args + ["--json", str(tmp_path / "r.json")], capture_output=True,
+                          text=True, timeout=300, check=True)
+    assert rest.returncode == 0
+    res = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert res["journal"]["deals_already_there"] == kept
+    whole = evaluate("greedy", "random", deals=90, seed=5, workers=1, progress=False,
+                     backend="python")
+    whole.pop("rows")
+    _same(whole, res)
