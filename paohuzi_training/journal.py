@@ -12,7 +12,8 @@ The first line is the header: what was evaluated (the agent specs, seed, rules, 
 reduction) and the SHA-256 of every file it reads (checkpoints, networks, the value function;
 keyed by role, so a journal can move to another checkout).
 A journal whose header differs from the run's is refused with the difference named, so pieces
-of two different evaluations are never mixed. The file is data (JSON); reading it runs no code.
+of two different evaluations are never mixed. It does not record the code: run the pieces with
+the same version of paohuzi-env. The file is data (JSON); reading it runs no code.
 """
 
 from __future__ import annotations
