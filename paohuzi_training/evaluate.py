@@ -8,7 +8,7 @@ games. Agents are specs: ``random``, ``greedy``, ``expert``, ``search[:OPTIONS]`
 
 Results are identical for the same seed whatever the number of worker processes: every deal and
 every agent seat draws from its own ``SeedSequence`` keyed by (seed, deal, rotation, seat).
-``--journal FILE`` appends each finished deal's games to FILE, and a run given a journal plays
+``--journal FILE`` appends each finished batch of deals to FILE, and a run given a journal plays
 only the deals it lacks: a long evaluation runs in pieces (kill it, run the same command again)
 and gives the numbers of one uninterrupted run (:mod:`paohuzi_training.journal`).
 
@@ -311,6 +311,13 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
         rows = [r for r in book.rows if r.deal < deals]
     have = {r.deal for r in rows}
     todo = [d for d in range(deals) if d not in have]
+    if book is not None:
+        if todo:
+            book.check_writable()
+        print(f"journal {book.path}: " + ("a new one" if book.new else
+              f"{len(have)} of the {deals} deals are there already"
+              + (f" (and {len(book.deals()) - len(have)} beyond them, not used)"
+                 if len(book.deals()) > len(have) else "")), file=sys.stderr)
     workers = workers or os.cpu_count() or 1
     chunk = max(1, min(25, len(todo) // (4 * workers) or 1))
     backend = resolve_backend(backend)
@@ -338,20 +345,23 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
         if bar:
             bar.update(len(part) // 3)
 
-    if workers == 1:
-        for job in jobs:
-            done(work(job))
-    else:
-        with get_context(mp_context).Pool(workers) as pool:
-            for part in pool.imap_unordered(work, jobs):  # the rows are sorted below
-                done(part)
-    if bar:
-        bar.close()
+    try:
+        if workers == 1:
+            for job in jobs:
+                done(work(job))
+        else:
+            with get_context(mp_context).Pool(workers) as pool:
+                for part in pool.imap_unordered(work, jobs):  # the rows are sorted below
+                    done(part)
+    finally:
+        if bar:
+            bar.close()
     rows.sort(key=lambda r: (r.deal, r.rotation))
     out = summarise(rows, candidate, opponents, deals, time.perf_counter() - start, rules.name,
                     vf, variance_reduction)
     if book is not None:
-        out["journal"] = {"path": str(book.path), "deals_already_there": len(have)}
+        out["journal"] = {"path": str(book.path), "deals_already_there": len(have),
+                          "deals_in_journal": len(book.deals() | {r.deal for r in rows})}
     out["rows"] = rows
     return out
 
@@ -503,9 +513,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="with a --variance-reduction: the value function "
                         "(.safetensors; default: the packaged one of the rules)")
     p.add_argument("--journal", metavar="FILE",
-                   help="append every finished deal's games to FILE (JSON lines) and play only "
-                        "the deals it lacks: a killed or interrupted run resumes where it "
-                        "stopped, with the same numbers; a larger --deals extends it")
+                   help="append the games of every finished batch of deals (at most 25) to "
+                        "FILE (JSON lines) and play only the deals it lacks: a killed or "
+                        "interrupted run resumes where it stopped, with the same numbers; a "
+                        "larger --deals extends it")
     p.add_argument("--trust-checkpoint", action="store_true",
                    help="load checkpoint:PATH files even if they need arbitrary pickled objects "
                         "(can run code: only for files you made)")
@@ -541,6 +552,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             if not a.candidate:
                 p.error("give a candidate agent spec, or --league")
+            if len(a.vs) > 2:
+                p.error(f"--vs takes one opponent spec (both seats) or two, got {len(a.vs)}")
+            if a.journal and a.json and Path(a.journal).resolve() == Path(a.json).resolve():
+                p.error("--journal and --json name the same file: the results would overwrite "
+                        "the journal")
             opp = a.vs if len(a.vs) == 2 else [a.vs[0], a.vs[0]]
             n_save = 0
             if a.save_records:

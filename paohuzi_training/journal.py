@@ -9,10 +9,13 @@ deal, rotation, seat). A larger ``--deals`` extends a finished run; a smaller on
 first deals.
 
 The first line is the header: what was evaluated (the agent specs, seed, rules, variance
-reduction) and the SHA-256 of every file it reads (checkpoints, networks, the value function;
-keyed by role, so a journal can move to another checkout).
-A journal whose header differs from the run's is refused with the difference named, so pieces
-of two different evaluations are never mixed. It does not record the code: run the pieces with
+reduction) and the SHA-256 of every file it reads (checkpoints, networks, the value function),
+keyed by role. A checkpoint is known by its content, not its path (``x.pt``, ``./x.pt`` and the
+same file in another checkout are one), so a journal can move. A journal whose header differs
+from the run's, or a file that is not a journal, is refused with the difference named and left
+as it was, so pieces of two different evaluations are never mixed. A last line cut off by a kill
+is cut from the file, a deal without its three rotations is played again, and a game written
+twice (two runs on one journal) is read once. It does not record the code: run the pieces with
 the same version of paohuzi-env. The file is data (JSON); reading it runs no code.
 """
 
@@ -93,55 +96,119 @@ def _row_from_json(values: list[Any], where: str) -> GameRow:
         raise ValueError(f"{where}: not a game row: {values!r:.80} ({e})") from None
 
 
+def _comparable(head: dict[str, Any]) -> dict[str, Any]:
+    """The header as compared: a file spec's path is not (its file's SHA-256 is), so the same
+    file named ``x.pt``, ``./x.pt`` or from another checkout is the same evaluation."""
+    out = dict(head)
+    for key in ("candidate", "opponents"):
+        specs = out.get(key)
+        names = specs if isinstance(specs, list) else [specs]
+        names = [n.partition(":")[0] + ":FILE" if isinstance(n, str) and _is_file_spec(n) else n
+                 for n in names]
+        out[key] = names if isinstance(specs, list) else names[0]
+    return out
+
+
+def _is_file_spec(spec: str) -> bool:
+    kind, _, rest = spec.partition(":")
+    return kind in ("checkpoint", "network") and bool(rest)
+
+
+def _differences(found: dict[str, Any], head: dict[str, Any]) -> list[str]:
+    """What differs between two headers, one entry a field (a rule or a file by name)."""
+    out = []
+    for k in sorted(set(found) | set(head)):
+        a, b = found.get(k), head.get(k)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            for sub in sorted(set(a) | set(b)):
+                x, y = a.get(sub), b.get(sub)
+                if x == y:
+                    continue
+                if k == "files_sha256":
+                    out.append(f"the {sub} file: journal "
+                               f"{'none' if x is None else 'SHA-256 ' + str(x)[:12] + '…'}, this "
+                               f"run {'none' if y is None else 'SHA-256 ' + str(y)[:12] + '…'}")
+                else:
+                    out.append(f"{k}.{sub}: journal {x!r:.60}, this run {y!r:.60}")
+        else:
+            out.append(f"{k}: journal {a!r:.100}, this run {b!r:.100}")
+    return out
+
+
 class Journal:
     """An evaluation's journal file: :meth:`open` it with the run's :func:`header`, read the
     rows it holds from :attr:`rows`, :meth:`append` the rows of every finished job."""
 
-    def __init__(self, path: Path, rows: list[GameRow]) -> None:
+    def __init__(self, path: Path, rows: list[GameRow], new: bool) -> None:
         self.path = path
         self.rows = rows
-        """The rows read when it was opened (in file order; whole deals only)."""
+        """The rows of the whole deals it held when opened, one per (deal, rotation), sorted."""
+        self.new = new
+        """Whether :meth:`open` started it."""
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], head: dict[str, Any]) -> Journal:
         """Open (or start) the journal at ``path`` for the evaluation ``head``.
 
+        A file that is not a journal of this evaluation is refused before anything is written
+        to it. In a journal of it, a last line cut off by a kill is cut from the file, a deal
+        without all three rotations is left out (the run plays it again) and a game written
+        twice (two runs on one journal) is read once.
+
         Raises:
-            ValueError: the file is not a journal, or one of another evaluation (the differing
-                header keys are named), or a row in it is malformed.
+            ValueError: the path cannot be read, the file is not a journal, or one of another
+                evaluation (what differs is named), or a row in it is malformed or contradicts
+                another.
         """
         path = Path(path)
-        rows: list[GameRow] = []
+        if path.is_dir():
+            raise ValueError(f"--journal {path} is a directory; give a file (new, or the "
+                             f"journal of this evaluation)")
         if not path.exists() or path.stat().st_size == 0:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(json.dumps(head, ensure_ascii=False) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-            return cls(path, rows)
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        lines = text.split("\n")
-        if not text.endswith("\n"):
-            # the last line was cut off when a run was killed mid-write: drop it from the file
-            lines = lines[:-1]
-            with open(path, "w", encoding="utf-8") as f:
-                f.write("\n".join(lines) + "\n")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(json.dumps(head, ensure_ascii=False) + "\n")
+                    f.flush()
+                    os.fsync(f.fileno())
+            except OSError as e:
+                raise ValueError(f"cannot start the journal {path}: {e.strerror or e}") from None
+            return cls(path, [], new=True)
         try:
-            found = json.loads(lines[0])
+            with open(path, "rb") as f:
+                data = f.read()
+            text = data.decode("utf-8")
+        except OSError as e:
+            raise ValueError(f"cannot read the journal {path}: {e.strerror or e}") from None
+        except UnicodeDecodeError:
+            text = None
+        lines = [] if text is None else text.split("\n")
+        try:
+            found = json.loads(lines[0]) if lines else None
         except json.JSONDecodeError:
             found = None
         if not isinstance(found, dict) or found.get("format") != FORMAT:
             raise ValueError(f"{path} is not an evaluation journal (its first line is not a "
-                             f"{FORMAT} header); give a new file or the journal of this run")
-        differ = sorted(k for k in set(found) | set(head) if found.get(k) != head.get(k))
+                             f"{FORMAT} header); it was left as it is: give a new file or the "
+                             f"journal of this evaluation")
+        differ = _differences(_comparable(found), _comparable(head))
         if differ:
-            detail = "; ".join(f"{k}: journal {found.get(k)!r:.100}, this run {head.get(k)!r:.100}"
-                               for k in differ)
-            raise ValueError(f"{path} is the journal of another evaluation ({detail}); give a "
-                             f"new file, or the same candidate, opponents, seed, rules, variance "
-                             f"reduction and files")
-        per_deal: dict[int, list[GameRow]] = {}
+            raise ValueError(f"{path} is the journal of another evaluation ({'; '.join(differ)}"
+                             f"); give a new file, or the same candidate, opponents, seed, rules, "
+                             f"variance reduction and files")
+        assert text is not None
+        if not text.endswith("\n"):
+            # a run was killed while it wrote the last line: cut it (only it) from the file
+            keep = len(data) - len(lines[-1].encode("utf-8"))
+            lines = lines[:-1]
+            try:
+                os.truncate(path, keep)
+            except OSError as e:
+                raise ValueError(f"cannot mend the journal {path} (its last line was cut off): "
+                                 f"{e.strerror or e}") from None
+        games: dict[tuple[int, int], GameRow] = {}
         for i, line in enumerate(lines[1:], start=2):
             if not line.strip():
                 continue
@@ -150,13 +217,26 @@ class Journal:
             except json.JSONDecodeError as e:
                 raise ValueError(f"{path} line {i}: not JSON ({e})") from None
             row = _row_from_json(values, f"{path} line {i}")
-            per_deal.setdefault(row.deal, []).append(row)
-        for deal, deal_rows in per_deal.items():
-            if sorted(r.rotation for r in deal_rows) != [0, 1, 2]:
-                raise ValueError(f"{path}: deal {deal} has rotations "
-                                 f"{sorted(r.rotation for r in deal_rows)}, not 0, 1, 2 once each")
-            rows.extend(deal_rows)
-        return cls(path, rows)
+            if not 0 <= row.rotation <= 2 or row.deal < 0:
+                raise ValueError(f"{path} line {i}: deal {row.deal}, rotation {row.rotation}: a "
+                                 f"deal is 0 or more and a rotation 0, 1 or 2")
+            other = games.setdefault((row.deal, row.rotation), row)
+            if other != row:
+                raise ValueError(f"{path} line {i}: deal {row.deal} rotation {row.rotation} is "
+                                 f"written twice with different results ({other} and {row}): "
+                                 f"the journal mixes two evaluations; start a new one")
+        whole = {d for d, _ in games if all((d, r) in games for r in range(3))}
+        rows = [games[k] for k in sorted(games) if k[0] in whole]
+        return cls(path, rows, new=False)
+
+    def check_writable(self) -> None:
+        """Raise ValueError now, before any deal is played, if rows cannot be appended."""
+        try:
+            with open(self.path, "a", encoding="utf-8"):
+                pass
+        except OSError as e:
+            raise ValueError(f"cannot add this run's deals to the journal {self.path}: "
+                             f"{e.strerror or e}") from None
 
     def deals(self) -> set[int]:
         """The deals the journal holds."""

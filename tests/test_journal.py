@@ -8,9 +8,11 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
+from paohuzi_env.game.rules import get_rules
 from paohuzi_training import journal
 from paohuzi_training.evaluate import evaluate, main
 
@@ -73,32 +75,67 @@ def test_a_changed_network_file_is_another_evaluation(tmp_path):
     spec_file.write_bytes(b"two")
     head2 = journal.header(f"checkpoint:{spec_file}", ["expert", "expert"], 1, _rules(), "none",
                            None)
-    with pytest.raises(ValueError, match="files_sha256"):
+    with pytest.raises(ValueError, match="the candidate file: journal SHA-256 [0-9a-f]{12}…, this run"):
         journal.Journal.open(tmp_path / "j.jsonl", head2)
 
 
 def _rules():
-    from paohuzi_env.game.rules import get_rules
-
     return get_rules("huaihua")
 
 
-def test_bad_journal_files_are_named(tmp_path):
+def test_bad_journal_files_are_named_and_left_as_they_were(tmp_path):
     head = journal.header("greedy", ["random", "random"], 5, _rules(), "none", None)
-    other = tmp_path / "notes.txt"
-    other.write_text("my notes\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="is not an evaluation journal"):
-        journal.Journal.open(other, head)
-    assert other.read_text(encoding="utf-8") == "my notes\n"  # a user's file is left as it was
+    results = tmp_path / "results.json"  # what --json writes: no newline at the end
+    results.write_text('{\n  "mean_points": 0.5\n}', encoding="utf-8")
+    one_line = tmp_path / "one.txt"
+    one_line.write_text("my notes", encoding="utf-8")
+    binary = tmp_path / "blob.bin"
+    binary.write_bytes(bytes(range(256)))
+    for f in (results, one_line, binary):
+        before = f.read_bytes()
+        with pytest.raises(ValueError, match="is not an evaluation journal .*left as it is"):
+            journal.Journal.open(f, head)
+        assert f.read_bytes() == before  # a user's file is never written to
+    with pytest.raises(ValueError, match="is a directory"):
+        journal.Journal.open(tmp_path, head)
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(head) + "\n[0, 0, 1]\n", encoding="utf-8")
     with pytest.raises(ValueError, match="line 2: a row is a list of 8 values"):
         journal.Journal.open(bad, head)
-    half = tmp_path / "half.jsonl"
-    half.write_text(json.dumps(head) + "\n[0, 0, 1, false, true, true, [1, 0, -1], 0.0]\n",
+    clash = tmp_path / "clash.jsonl"
+    clash.write_text(json.dumps(head) + "\n[0, 0, 1, false, true, true, [1, 0, -1], 0.0]\n"
+                     "[0, 0, 2, false, true, true, [2, 0, -2], 0.0]\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 3: deal 0 rotation 0 is written twice with "
+                                         "different results"):
+        journal.Journal.open(clash, head)
+
+
+def test_part_deals_and_games_written_twice_are_read_as_whole_deals(tmp_path):
+    path = tmp_path / "j.jsonl"
+    evaluate("greedy", "random", deals=3, journal=path, **KW)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    # deal 1 twice (two runs on one journal), deal 2 without its last rotation (a kill)
+    path.write_text("\n".join(lines[:1 + 3 * 2] + lines[4:7] + lines[7:9]) + "\n",
                     encoding="utf-8")
-    with pytest.raises(ValueError, match="deal 0 has rotations \\[0\\], not 0, 1, 2"):
-        journal.Journal.open(half, head)
+    book = journal.Journal.open(path, journal.header("greedy", ["random", "random"], 5,
+                                                     _rules(), "none", None))
+    assert [(r.deal, r.rotation) for r in book.rows] == [(d, r) for d in (0, 1) for r in range(3)]
+    again = evaluate("greedy", "random", deals=3, journal=path, **KW)
+    assert again["journal"]["deals_already_there"] == 2
+    _same(evaluate("greedy", "random", deals=3, **KW), again)
+
+
+def test_file_specs_compare_by_content_not_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("net.pt").write_bytes(b"one")
+    a = journal.header("checkpoint:net.pt", ["expert", "expert"], 1, _rules(), "none", None)
+    journal.Journal.open("j.jsonl", a)
+    same = journal.header("checkpoint:./net.pt", ["expert", "expert"], 1, _rules(), "none",
+                          None)
+    journal.Journal.open("j.jsonl", same)  # the same file by another name
+    with pytest.raises(ValueError, match="rules.name: journal 'huaihua', this run 'classic'"):
+        journal.Journal.open("j.jsonl", journal.header("checkpoint:net.pt", ["expert", "expert"],
+                                                       1, get_rules("classic"), "none", None))
 
 
 def test_cli_journal(tmp_path, capsys):
@@ -112,7 +149,13 @@ def test_cli_journal(tmp_path, capsys):
         main(["--league", "greedy", "random", "--journal", str(path)])
     assert "not with --league" in capsys.readouterr().err
     out = json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))
-    assert out["journal"] == {"path": str(path), "deals_already_there": 0}
+    assert out["journal"] == {"path": str(path), "deals_already_there": 0, "deals_in_journal": 2}
+    with pytest.raises(SystemExit):
+        main(args + ["--json", str(path)])
+    assert "name the same file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["greedy", "--vs", "random", "greedy", "expert", "--deals", "1"])
+    assert "one opponent spec (both seats) or two, got 3" in capsys.readouterr().err
 
 
 def test_an_interrupted_run_keeps_its_deals_and_resumes(tmp_path):
