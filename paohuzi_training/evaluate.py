@@ -28,6 +28,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -132,8 +133,9 @@ def record_game(candidate: str, opponents: Sequence[str], deal: int, rotation: i
 SAVE_WHICH = ("first", "worst", "best")
 
 JOURNAL_CHUNK = 25
-"""Deals per job at most when a journal is kept (a batched network evaluation's jobs are larger
-otherwise): a killed run loses at most the jobs in flight."""
+"""Deals per job at most when a journal is kept (and, for a batched network evaluation with an
+``aivat-lookahead`` method, instead of its larger jobs; without one, a third of its slots): a
+killed run loses at most the jobs in flight."""
 
 
 def save_records(rows: Sequence[GameRow], candidate: str, opponents: Sequence[str], out_dir,
@@ -304,20 +306,32 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
     vf = (None if variance_reduction == "none"
           else str(aivat.for_rules(rules, value_function).path))
     book = None
-    rows: list[GameRow] = []
     if journal is not None:
         book = Journal.open(journal, journal_header(candidate, opponents, seed, rules,
                                                     variance_reduction, vf))
-        rows = [r for r in book.rows if r.deal < deals]
+    try:
+        out = _run(candidate, opponents, deals, seed, rules, workers, progress, mp_context,
+                   backend, batched, variance_reduction, vf, book)
+    finally:
+        if book is not None:
+            book.close()
+    return out
+
+
+def _ignore_interrupts() -> None:
+    """A pool worker's start: Ctrl-C is the parent's to handle (it ends the pool), and a
+    SIGTERM ends the worker (the parent's handler, inherited through fork, is not its)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _run(candidate: str, opponents: list[str], deals: int, seed: int, rules: Any,
+         workers: int | None, progress: bool, mp_context: str, backend: str | None,
+         batched: bool, variance_reduction: str, vf: str | None, book: Journal | None) -> dict:
+    """:func:`evaluate` once its arguments are checked and its journal (if any) is open."""
+    rows = [] if book is None else [r for r in book.rows if r.deal < deals]
     have = {r.deal for r in rows}
     todo = [d for d in range(deals) if d not in have]
-    if book is not None:
-        if todo:
-            book.check_writable()
-        print(f"journal {book.path}: " + ("a new one" if book.new else
-              f"{len(have)} of the {deals} deals are there already"
-              + (f" (and {len(book.deals()) - len(have)} beyond them, not used)"
-                 if len(book.deals()) > len(have) else "")), file=sys.stderr)
     workers = workers or os.cpu_count() or 1
     chunk = max(1, min(25, len(todo) // (4 * workers) or 1))
     backend = resolve_backend(backend)
@@ -326,8 +340,19 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
         if batched_eval.wanted([candidate, *opponents], rules):
             work = batched_eval.work
             chunk = batched_eval.chunk_size(len(todo), workers, [candidate, *opponents])
-            if book is not None:
-                chunk = min(chunk, JOURNAL_CHUNK)  # an interrupted run loses little
+            if book is not None:  # an interrupted run loses little
+                chunk = min(chunk, JOURNAL_CHUNK if variance_reduction.startswith(
+                    "aivat-lookahead") else batched_eval.SLOTS // 3)
+    if book is not None:
+        print(f"journal {book.path}: " + ("a new one" if book.new else
+              f"{len(have)} of the {deals} deals are there already"
+              + (f" (and {len(book.deals()) - len(have)} beyond them, not used)"
+                 if len(book.deals()) > len(have) else "")), file=sys.stderr)
+        if todo:
+            book.check_writable()
+            if book.rows:
+                _check_replay(book, work, candidate, opponents, seed, rules, backend, vf,
+                              variance_reduction)
     jobs = [(candidate, opponents, todo[i:i + chunk], seed, rules, backend, vf,
              variance_reduction) for i in range(0, len(todo), chunk)]
     start = time.perf_counter()
@@ -350,7 +375,7 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
             for job in jobs:
                 done(work(job))
         else:
-            with get_context(mp_context).Pool(workers) as pool:
+            with get_context(mp_context).Pool(workers, initializer=_ignore_interrupts) as pool:
                 for part in pool.imap_unordered(work, jobs):  # the rows are sorted below
                     done(part)
     finally:
@@ -364,6 +389,22 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
                           "deals_in_journal": len(book.deals() | {r.deal for r in rows})}
     out["rows"] = rows
     return out
+
+
+def _check_replay(book: Journal, work: Any, candidate: str, opponents: list[str], seed: int,
+                  rules: Any, backend: str, vf: str | None, variance_reduction: str) -> None:
+    """Play the journal's first deal again and raise ValueError unless its games come out as
+    written: the header names the specs and hashes their files, but not the code, nor a file
+    read some other way, and a resumed run must not mix two evaluations."""
+    first = min(book.deals())
+    again = sorted(work((candidate, opponents, [first], seed, rules, backend, vf,
+                         variance_reduction)), key=lambda r: r.rotation)
+    written = [r for r in book.rows if r.deal == first]
+    if again != written:
+        raise ValueError(f"deal {first} of the journal {book.path}, played again, comes out "
+                         f"differently ({written[0]} was written, {again[0]} now): this code "
+                         f"or its files play the evaluation differently from the run that "
+                         f"wrote it; start a new journal (or go back to that version)")
 
 
 def league(agents: Sequence[str], *, deals: int = 200, seed: int = 0, rules="huaihua",
@@ -473,12 +514,24 @@ def print_table(results: Sequence[dict]) -> None:
     Console(width=max(160, Console().width)).print(t)
 
 
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file (also through links), for files that may not exist."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     """The ``paohuzi-eval`` command: a candidate against opponents on duplicate deals, or a league.
 
     Returns:
-        The exit status: 2 for a bad spec, option or checkpoint, 130 when interrupted with a
-        journal (which keeps the finished deals), else 0.
+        The exit status: 2 for a bad spec, option or checkpoint, 130 when interrupted (Ctrl-C,
+        or SIGTERM) with a journal (which keeps the finished deals), else 0.
     """
     p = argparse.ArgumentParser(prog="paohuzi-eval", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -533,6 +586,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--value-function is read by a --variance-reduction other than none only")
     if a.journal and a.league:
         p.error("--journal keeps the games of one candidate's evaluation; not with --league")
+    if a.journal:  # `kill` ends the run as Ctrl-C does: the message, the journal closed
+        signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     if a.plot and not a.league:
         p.error("--plot draws a league's ratings: use it with --league")
     try:
@@ -554,7 +609,7 @@ def main(argv: list[str] | None = None) -> int:
                 p.error("give a candidate agent spec, or --league")
             if len(a.vs) > 2:
                 p.error(f"--vs takes one opponent spec (both seats) or two, got {len(a.vs)}")
-            if a.journal and a.json and Path(a.journal).resolve() == Path(a.json).resolve():
+            if a.journal and a.json and _same_file(a.journal, a.json):
                 p.error("--journal and --json name the same file: the results would overwrite "
                         "the journal")
             opp = a.vs if len(a.vs) == 2 else [a.vs[0], a.vs[0]]
@@ -585,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"paohuzi-eval: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        if not a.journal:
+        if not a.journal or not Path(a.journal).is_file():
             raise
         print(f"paohuzi-eval: interrupted; the finished deals are in {a.journal}: run the same "
               f"command again to play the rest", file=sys.stderr)

@@ -9,14 +9,16 @@ deal, rotation, seat). A larger ``--deals`` extends a finished run; a smaller on
 first deals.
 
 The first line is the header: what was evaluated (the agent specs, seed, rules, variance
-reduction) and the SHA-256 of every file it reads (checkpoints, networks, the value function),
-keyed by role. A checkpoint is known by its content, not its path (``x.pt``, ``./x.pt`` and the
+reduction) and the SHA-256 of the files its specs name and of the value function, keyed by
+role. A checkpoint is known by its content, not its path (``x.pt``, ``./x.pt`` and the
 same file in another checkout are one), so a journal can move. A journal whose header differs
 from the run's, or a file that is not a journal, is refused with the difference named and left
 as it was, so pieces of two different evaluations are never mixed. A last line cut off by a kill
 is cut from the file, a deal without its three rotations is played again, and a game written
-twice (two runs on one journal) is read once. It does not record the code: run the pieces with
-the same version of paohuzi-env. The file is data (JSON); reading it runs no code.
+twice is read once. A run holds an exclusive lock on its journal (``fcntl.flock``; not on
+Windows). The code is not recorded: before a resumed run adds deals,
+:mod:`paohuzi_training.evaluate` plays the journal's first deal again and stops if its games
+come out differently. The file is data (JSON); reading it runs no code.
 """
 
 from __future__ import annotations
@@ -24,12 +26,19 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from .rows import GameRow
+
+try:
+    import fcntl
+except ImportError:  # Windows: no lock, one run per journal is the user's care
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["FORMAT", "Journal", "header"]
 
@@ -37,6 +46,9 @@ FORMAT = "paohuzi-eval-journal/1"
 """The journal's format name and version, the header's ``format``."""
 
 _ROW_FIELDS = [f.name for f in dataclasses.fields(GameRow)]
+
+
+_FILE_KINDS = ("checkpoint", "network")
 
 
 def _sha256(path: Path) -> str:
@@ -47,17 +59,46 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _spec_files(spec: str) -> list[Path]:
-    """The files an agent spec reads: ``checkpoint:PATH`` (and the compiled ``.safetensors``
-    policy beside it, which a lookahead plays), ``network:PATH``."""
-    kind, _, rest = spec.partition(":")
-    if kind not in ("checkpoint", "network") or not rest:
-        return []
-    path = Path(rest)
-    out = [path]
-    if kind == "checkpoint" and path.with_suffix(".safetensors").is_file():
-        out.append(path.with_suffix(".safetensors"))
-    return [p for p in out if p.is_file()]
+def _file_of(value: str) -> tuple[str, Path] | None:
+    """``(kind, path)`` when ``value`` names a file: ``checkpoint:PATH``, ``network:PATH``, or a
+    bare path of an existing regular file (an option such as ``guide=PATH``)."""
+    kind, sep, rest = value.partition(":")
+    if sep and kind in _FILE_KINDS and rest:
+        return kind, Path(rest)
+    path = Path(value)
+    try:
+        if value and path.is_file():
+            return "file", path
+    except OSError:  # a name the system cannot take is not a file of the spec
+        return None
+    return None
+
+
+def _spec_files(spec: str) -> list[tuple[str, Path]]:
+    """The files an agent spec reads, each with its key: ``checkpoint:PATH`` (and the compiled
+    ``.safetensors`` policy beside it, which a lookahead plays: key ``.safetensors``),
+    ``network:PATH`` (and its ``.json`` sidecar), and every option of another spec
+    (``search:guide=checkpoint:PATH,...``) that names one (key `` OPTION``)."""
+    out: list[tuple[str, Path]] = []
+
+    def add(key: str, kind: str, path: Path) -> None:
+        out.append((key, path))
+        if kind == "checkpoint":
+            out.append((key + ".safetensors", path.with_suffix(".safetensors")))
+        elif kind == "network":
+            out.append((key + ".json", path.with_suffix(".json")))
+
+    found = _file_of(spec)
+    if found is not None and found[0] in _FILE_KINDS:
+        add("", *found)
+    else:
+        _, _, options = spec.partition(":")
+        for option in options.split(","):
+            name, eq, value = option.partition("=")
+            found = _file_of(value) if eq else None
+            if found is not None:
+                add(f" {name}", *found)
+    return [(k, p) for k, p in out if p.is_file()]
 
 
 def header(candidate: str, opponents: Sequence[str], seed: int, rules: Any,
@@ -66,9 +107,8 @@ def header(candidate: str, opponents: Sequence[str], seed: int, rules: Any,
     files: dict[str, str] = {}  # by role, not path: a journal moves with its checkout
     for role, spec in [("candidate", candidate), ("opponent 1", opponents[0]),
                        ("opponent 2", opponents[1])]:
-        for p in _spec_files(spec):
-            files[role + (p.suffix if p.suffix == ".safetensors" and spec.startswith(
-                "checkpoint:") else "")] = _sha256(p)
+        for key, p in _spec_files(spec):
+            files[role + key] = _sha256(p)
     if value_function is not None:
         files["value function"] = _sha256(Path(value_function))
     rules_fields = json.loads(json.dumps(dataclasses.asdict(rules)))  # tuples as lists
@@ -81,37 +121,59 @@ def _row_to_json(row: GameRow) -> list[Any]:
     return [list(v) if isinstance(v, tuple) else v for v in dataclasses.astuple(row)]
 
 
-def _row_from_json(values: list[Any], where: str) -> GameRow:
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _row_from_json(values: Any, where: str) -> GameRow:
     if not isinstance(values, list) or len(values) != len(_ROW_FIELDS):
         raise ValueError(f"{where}: a row is a list of {len(_ROW_FIELDS)} values "
                          f"({', '.join(_ROW_FIELDS)}), got {values!r:.80}")
     d = dict(zip(_ROW_FIELDS, values, strict=True))
-    try:
-        return GameRow(deal=int(d["deal"]), rotation=int(d["rotation"]),
-                       points=int(d["points"]), won=bool(d["won"]), hu=bool(d["hu"]),
-                       dealer=bool(d["dealer"]),
-                       scores=(int(d["scores"][0]), int(d["scores"][1]), int(d["scores"][2])),
-                       control=float(d["control"]))
-    except (TypeError, ValueError, IndexError, KeyError) as e:
-        raise ValueError(f"{where}: not a game row: {values!r:.80} ({e})") from None
+    want = {"deal": (_is_int, "a whole number"), "rotation": (_is_int, "a whole number"),
+            "points": (_is_int, "a whole number"),
+            "won": (lambda v: isinstance(v, bool), "true or false"),
+            "hu": (lambda v: isinstance(v, bool), "true or false"),
+            "dealer": (lambda v: isinstance(v, bool), "true or false"),
+            "scores": (lambda v: isinstance(v, list) and len(v) == 3 and all(map(_is_int, v)),
+                       "a list of three whole numbers"),
+            "control": (lambda v: (_is_int(v) or isinstance(v, float)) and math.isfinite(v),
+                        "a finite number")}
+    for name, (ok, what) in want.items():
+        if not ok(d[name]):
+            raise ValueError(f"{where}: {name} must be {what}, got {d[name]!r:.40}")
+    if d["deal"] < 0 or d["rotation"] not in (0, 1, 2):
+        raise ValueError(f"{where}: deal {d['deal']}, rotation {d['rotation']}: a deal is 0 or "
+                         f"more and a rotation 0, 1 or 2")
+    return GameRow(deal=d["deal"], rotation=d["rotation"], points=d["points"], won=d["won"],
+                   hu=d["hu"], dealer=d["dealer"], scores=tuple(d["scores"]),
+                   control=float(d["control"]))
 
 
 def _comparable(head: dict[str, Any]) -> dict[str, Any]:
-    """The header as compared: a file spec's path is not (its file's SHA-256 is), so the same
-    file named ``x.pt``, ``./x.pt`` or from another checkout is the same evaluation."""
+    """The header as compared: the path of a file a spec names is not (its SHA-256 is), so the
+    same file as ``x.pt``, ``./x.pt`` or in another checkout is the same evaluation."""
+    def spec_key(spec: Any) -> Any:
+        if not isinstance(spec, str):
+            return spec
+        found = _file_of(spec)
+        if found is not None and found[0] in _FILE_KINDS:
+            return found[0] + ":FILE"
+        kind, sep, options = spec.partition(":")
+        if not sep:
+            return spec
+        parts = []
+        for option in options.split(","):
+            name, eq, value = option.partition("=")
+            parts.append(f"{name}=FILE" if eq and _file_of(value) is not None else option)
+        return kind + ":" + ",".join(parts)
+
     out = dict(head)
-    for key in ("candidate", "opponents"):
-        specs = out.get(key)
-        names = specs if isinstance(specs, list) else [specs]
-        names = [n.partition(":")[0] + ":FILE" if isinstance(n, str) and _is_file_spec(n) else n
-                 for n in names]
-        out[key] = names if isinstance(specs, list) else names[0]
+    out["candidate"] = spec_key(out.get("candidate"))
+    opponents = out.get("opponents")
+    if isinstance(opponents, list):
+        out["opponents"] = [spec_key(o) for o in opponents]
     return out
-
-
-def _is_file_spec(spec: str) -> bool:
-    kind, _, rest = spec.partition(":")
-    return kind in ("checkpoint", "network") and bool(rest)
 
 
 def _differences(found: dict[str, Any], head: dict[str, Any]) -> list[str]:
@@ -137,16 +199,35 @@ def _differences(found: dict[str, Any], head: dict[str, Any]) -> list[str]:
     return out
 
 
+_HEADER_MAX = 1 << 20
+"""The most bytes read for the header line (a header is a few kilobytes)."""
+
+
 class Journal:
     """An evaluation's journal file: :meth:`open` it with the run's :func:`header`, read the
-    rows it holds from :attr:`rows`, :meth:`append` the rows of every finished job."""
+    rows it holds from :attr:`rows`, :meth:`append` the rows of every finished job, and
+    :meth:`close` it (or use it in a ``with``). While open it holds an exclusive lock on the
+    file (where the system has ``fcntl``), so two runs never write one journal at once."""
 
-    def __init__(self, path: Path, rows: list[GameRow], new: bool) -> None:
+    def __init__(self, path: Path, rows: list[GameRow], new: bool, lock: Any) -> None:
         self.path = path
         self.rows = rows
         """The rows of the whole deals it held when opened, one per (deal, rotation), sorted."""
         self.new = new
         """Whether :meth:`open` started it."""
+        self._lock = lock
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the lock."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], head: dict[str, Any]) -> Journal:
@@ -155,39 +236,36 @@ class Journal:
         A file that is not a journal of this evaluation is refused before anything is written
         to it. In a journal of it, a last line cut off by a kill is cut from the file, a deal
         without all three rotations is left out (the run plays it again) and a game written
-        twice (two runs on one journal) is read once.
+        twice is read once.
 
         Raises:
-            ValueError: the path cannot be read, the file is not a journal, or one of another
-                evaluation (what differs is named), or a row in it is malformed or contradicts
-                another.
+            ValueError: the path is not a regular file or cannot be read, written or locked;
+                the file is not a journal, or one of another evaluation (what differs is
+                named); a row in it is malformed or contradicts another.
         """
         path = Path(path)
-        if path.is_dir():
-            raise ValueError(f"--journal {path} is a directory; give a file (new, or the "
-                             f"journal of this evaluation)")
-        if not path.exists() or path.stat().st_size == 0:
+        try:
+            st = path.stat() if path.exists() else None
+        except OSError as e:
+            raise ValueError(f"cannot use {path} as a journal: {e.strerror or e}") from None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"--journal {path} is a directory or a special file; give a regular "
+                             f"file (new, or the journal of this evaluation)")
+        if st is None or st.st_size == 0:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write(json.dumps(head, ensure_ascii=False) + "\n")
-                    f.flush()
-                    os.fsync(f.fileno())
+                lock = _lock(path, "w", head)
             except OSError as e:
                 raise ValueError(f"cannot start the journal {path}: {e.strerror or e}") from None
-            return cls(path, [], new=True)
+            return cls(path, [], new=True, lock=lock)
         try:
             with open(path, "rb") as f:
-                data = f.read()
-            text = data.decode("utf-8")
+                first = f.readline(_HEADER_MAX)
         except OSError as e:
             raise ValueError(f"cannot read the journal {path}: {e.strerror or e}") from None
-        except UnicodeDecodeError:
-            text = None
-        lines = [] if text is None else text.split("\n")
         try:
-            found = json.loads(lines[0]) if lines else None
-        except json.JSONDecodeError:
+            found = json.loads(first.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             found = None
         if not isinstance(found, dict) or found.get("format") != FORMAT:
             raise ValueError(f"{path} is not an evaluation journal (its first line is not a "
@@ -198,54 +276,118 @@ class Journal:
             raise ValueError(f"{path} is the journal of another evaluation ({'; '.join(differ)}"
                              f"); give a new file, or the same candidate, opponents, seed, rules, "
                              f"variance reduction and files")
-        assert text is not None
-        if not text.endswith("\n"):
-            # a run was killed while it wrote the last line: cut it (only it) from the file
-            keep = len(data) - len(lines[-1].encode("utf-8"))
-            lines = lines[:-1]
+        try:
+            lock = _lock(path, "r+", None)
+        except PermissionError:  # a read-only journal: read it (a finished run's summary)
             try:
-                os.truncate(path, keep)
+                lock = _lock(path, "r", None)
             except OSError as e:
-                raise ValueError(f"cannot mend the journal {path} (its last line was cut off): "
-                                 f"{e.strerror or e}") from None
+                raise ValueError(f"cannot read the journal {path}: {e.strerror or e}") from None
+        except OSError as e:
+            raise ValueError(f"cannot read the journal {path}: {e.strerror or e}") from None
+        book = cls(path, [], new=False, lock=lock)
+        try:
+            book.rows = book._read(lock)
+        except BaseException:
+            book.close()
+            raise
+        return book
+
+    def _read(self, f: Any) -> list[GameRow]:
+        """The whole deals of the open journal ``f``, after mending a cut-off last line."""
+        path = self.path
+        try:
+            f.seek(0)
+            data = f.read()
+        except OSError as e:
+            raise ValueError(f"cannot read the journal {path}: {e.strerror or e}") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{path}: not UTF-8 text after its header ({e})") from None
+        lines = text.split("\n")
+        if len(lines) > 1 and not text.endswith("\n"):
+            # a run was killed while it wrote the last line: cut it (only it) from the file
+            if self.writable:
+                try:
+                    f.truncate(len(data) - len(lines[-1].encode("utf-8")))
+                except OSError as e:
+                    raise ValueError(f"cannot mend the journal {path} (its last line was cut "
+                                     f"off): {e.strerror or e}") from None
+            lines = lines[:-1]
+        elif len(lines) == 1 and self.writable:  # the header alone, without its newline
+            f.seek(0, os.SEEK_END)
+            f.write(b"\n")
+            f.flush()
         games: dict[tuple[int, int], GameRow] = {}
         for i, line in enumerate(lines[1:], start=2):
             if not line.strip():
                 continue
             try:
                 values = json.loads(line)
-            except json.JSONDecodeError as e:
+            except (json.JSONDecodeError, RecursionError) as e:
                 raise ValueError(f"{path} line {i}: not JSON ({e})") from None
             row = _row_from_json(values, f"{path} line {i}")
-            if not 0 <= row.rotation <= 2 or row.deal < 0:
-                raise ValueError(f"{path} line {i}: deal {row.deal}, rotation {row.rotation}: a "
-                                 f"deal is 0 or more and a rotation 0, 1 or 2")
             other = games.setdefault((row.deal, row.rotation), row)
             if other != row:
                 raise ValueError(f"{path} line {i}: deal {row.deal} rotation {row.rotation} is "
                                  f"written twice with different results ({other} and {row}): "
                                  f"the journal mixes two evaluations; start a new one")
         whole = {d for d, _ in games if all((d, r) in games for r in range(3))}
-        rows = [games[k] for k in sorted(games) if k[0] in whole]
-        return cls(path, rows, new=False)
+        return [games[k] for k in sorted(games) if k[0] in whole]
+
+    @property
+    def writable(self) -> bool:
+        """Whether rows can be appended (the file was opened for writing)."""
+        return self._lock is not None and self._lock.mode != "rb"
 
     def check_writable(self) -> None:
         """Raise ValueError now, before any deal is played, if rows cannot be appended."""
-        try:
-            with open(self.path, "a", encoding="utf-8"):
-                pass
-        except OSError as e:
-            raise ValueError(f"cannot add this run's deals to the journal {self.path}: "
-                             f"{e.strerror or e}") from None
+        if not self.writable:
+            raise ValueError(f"cannot add this run's deals to the journal {self.path}: it is "
+                             f"read-only (or closed)")
 
     def deals(self) -> set[int]:
         """The deals the journal holds."""
         return {r.deal for r in self.rows}
 
     def append(self, rows: Iterable[GameRow]) -> None:
-        """Append the rows of finished deals, on disk before this returns."""
+        """Append the rows of finished deals, on disk before this returns.
+
+        Raises:
+            ValueError: the file cannot be written (a full disk, say); what it holds is kept.
+        """
+        if self._lock is None:
+            raise ValueError(f"the journal {self.path} is closed")
         text = "".join(json.dumps(_row_to_json(r)) + "\n" for r in rows)
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            self._lock.seek(0, os.SEEK_END)
+            self._lock.write(text.encode("utf-8"))
+            self._lock.flush()
+            os.fsync(self._lock.fileno())
+        except OSError as e:
+            raise ValueError(f"cannot append to the journal {self.path} ({e.strerror or e}); "
+                             f"the deals it holds are kept") from None
+
+
+def _lock(path: Path, mode: str, head: dict[str, Any] | None) -> Any:
+    """The journal opened to read (``r``), to read and append (``r+``), or started with ``head``
+    as its first line (``w``: created, or an empty file), and locked (``fcntl.flock``, where the
+    system has it: shared to read, exclusive to write). Raises ValueError when another run
+    holds it, OSError when the system refuses."""
+    f: Any = open(path, ("r+b" if path.exists() else "xb") if mode == "w" else mode + "b")
+    if fcntl is not None:
+        try:
+            fcntl.flock(f.fileno(), (fcntl.LOCK_SH if mode == "r" else fcntl.LOCK_EX)
+                        | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            raise ValueError(f"the journal {path} is in use by another run (wait for it to end, "
+                             f"or give another file)") from None
+    if head is not None:
+        f.seek(0)
+        f.truncate()
+        f.write((json.dumps(head, ensure_ascii=False) + "\n").encode("utf-8"))
+        f.flush()
+        os.fsync(f.fileno())
+    return f

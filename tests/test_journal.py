@@ -71,7 +71,7 @@ def test_a_changed_network_file_is_another_evaluation(tmp_path):
     head = journal.header(f"checkpoint:{spec_file}", ["expert", "expert"], 1,
                           _rules(), "none", None)
     assert list(head["files_sha256"]) == ["candidate"]
-    journal.Journal.open(tmp_path / "j.jsonl", head)
+    journal.Journal.open(tmp_path / "j.jsonl", head).close()
     spec_file.write_bytes(b"two")
     head2 = journal.header(f"checkpoint:{spec_file}", ["expert", "expert"], 1, _rules(), "none",
                            None)
@@ -117,9 +117,10 @@ def test_part_deals_and_games_written_twice_are_read_as_whole_deals(tmp_path):
     # deal 1 twice (two runs on one journal), deal 2 without its last rotation (a kill)
     path.write_text("\n".join(lines[:1 + 3 * 2] + lines[4:7] + lines[7:9]) + "\n",
                     encoding="utf-8")
-    book = journal.Journal.open(path, journal.header("greedy", ["random", "random"], 5,
-                                                     _rules(), "none", None))
-    assert [(r.deal, r.rotation) for r in book.rows] == [(d, r) for d in (0, 1) for r in range(3)]
+    with journal.Journal.open(path, journal.header("greedy", ["random", "random"], 5, _rules(),
+                                                   "none", None)) as book:
+        assert [(r.deal, r.rotation) for r in book.rows] == [
+            (d, r) for d in (0, 1) for r in range(3)]
     again = evaluate("greedy", "random", deals=3, journal=path, **KW)
     assert again["journal"]["deals_already_there"] == 2
     _same(evaluate("greedy", "random", deals=3, **KW), again)
@@ -129,10 +130,10 @@ def test_file_specs_compare_by_content_not_path(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("net.pt").write_bytes(b"one")
     a = journal.header("checkpoint:net.pt", ["expert", "expert"], 1, _rules(), "none", None)
-    journal.Journal.open("j.jsonl", a)
+    journal.Journal.open("j.jsonl", a).close()
     same = journal.header("checkpoint:./net.pt", ["expert", "expert"], 1, _rules(), "none",
                           None)
-    journal.Journal.open("j.jsonl", same)  # the same file by another name
+    journal.Journal.open("j.jsonl", same).close()  # the same file by another name
     with pytest.raises(ValueError, match="rules.name: journal 'huaihua', this run 'classic'"):
         journal.Journal.open("j.jsonl", journal.header("checkpoint:net.pt", ["expert", "expert"],
                                                        1, get_rules("classic"), "none", None))
@@ -158,32 +159,96 @@ def test_cli_journal(tmp_path, capsys):
     assert "one opponent spec (both seats) or two, got 3" in capsys.readouterr().err
 
 
-def test_an_interrupted_run_keeps_its_deals_and_resumes(tmp_path):
-    """Ctrl-C (SIGINT) mid-run: exit 130 with a message, the finished deals on disk; the same
-    command again plays the rest and prints the uninterrupted run's numbers."""
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_run_keeps_its_deals_and_resumes(tmp_path, sig):
+    """Ctrl-C (SIGINT) or `kill` (SIGTERM) mid-run: exit 130 with a message, the finished deals
+    on disk; the same command again plays the rest (here on the compiled core, which plays the
+    same games) and prints the uninterrupted run's numbers."""
     path = tmp_path / "j.jsonl"
-    args = [sys.executable, "-m", "paohuzi_training.evaluate", "greedy", "--vs", "random",
-            "--deals", "90", "--seed", "5", "--workers", "1", "--backend", "python",
-            "--no-progress", "--journal", str(path)]
-    proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
+    args = [sys.executable, "-m", "paohuzi_training.evaluate", "expert", "--vs", "greedy",
+            "--deals", "150", "--seed", "5", "--workers", "1", "--no-progress", "--journal",
+            str(path)]
+    proc = subprocess.Popen(args + ["--backend", "python"], stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         if path.exists() and len(path.read_text(encoding="utf-8").splitlines()) > 1:
             break
         time.sleep(0.02)
     assert proc.poll() is None, "the run ended before it could be interrupted"
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "interrupted; the finished deals are in" in err
     kept = (len(path.read_text(encoding="utf-8").splitlines()) - 1) // 3
-    assert 0 < kept < 90
-    rest = subprocess.run(args + ["--json", str(tmp_path / "r.json")], capture_output=True,
-                          text=True, timeout=300, check=True)
-    assert rest.returncode == 0
+    assert 0 < kept < 150
+    subprocess.run(args + ["--json", str(tmp_path / "r.json")], capture_output=True, text=True,
+                   timeout=300, check=True)
     res = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert res["journal"]["deals_already_there"] == kept
-    whole = evaluate("greedy", "random", deals=90, seed=5, workers=1, progress=False,
-                     backend="python")
+    assert len(path.read_text(encoding="utf-8").splitlines()) == 1 + 150 * 3  # none played twice
+    whole = evaluate("expert", "greedy", deals=150, seed=5, workers=1, progress=False)
     whole.pop("rows")
     _same(whole, res)
+
+
+def test_a_resumed_run_checks_that_it_plays_the_journal_s_games(tmp_path):
+    """A journal whose games this code does not play (other code, or a file the header does not
+    hash) is refused before a deal is added: its first deal is played again and compared."""
+    path = tmp_path / "j.jsonl"
+    evaluate("greedy", "random", deals=2, journal=path, **KW)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[1])
+    row[2] += 3  # deal 0 rotation 0 scored differently
+    lines[1] = json.dumps(row)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # nothing to add: the journal is read as it is (+3 in one of deal 0's three games: +1 for the
+    # deal, +0.5 over two deals)
+    read = evaluate("greedy", "random", deals=2, journal=path, **KW)["mean_points"]
+    assert read == pytest.approx(evaluate("greedy", "random", deals=2, **KW)["mean_points"] + 0.5)
+    with pytest.raises(ValueError, match="deal 0 of the journal .* played again, comes out "
+                                         "differently"):
+        evaluate("greedy", "random", deals=3, journal=path, **KW)  # one deal to add
+
+
+def test_one_run_at_a_time_and_a_bare_header(tmp_path):
+    path = tmp_path / "j.jsonl"
+    head = journal.header("greedy", ["random", "random"], 5, _rules(), "none", None)
+    with journal.Journal.open(path, head):
+        with pytest.raises(ValueError, match="is in use by another run"):
+            evaluate("greedy", "random", deals=1, journal=path, **KW)
+    path.write_text(json.dumps(head), encoding="utf-8")  # the header without its newline
+    first = evaluate("greedy", "random", deals=2, journal=path, **KW)
+    assert first["journal"]["deals_already_there"] == 0
+    assert evaluate("greedy", "random", deals=2, journal=path, **KW)["journal"][
+        "deals_already_there"] == 2
+
+
+def test_files_inside_other_specs_are_hashed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("g.pt").write_bytes(b"guide")
+    Path("g.safetensors").write_bytes(b"compiled guide")
+    head = journal.header("search:guide=checkpoint:g.pt,samples=8", ["expert", "network:g.pt"],
+                          1, _rules(), "none", None)
+    assert sorted(head["files_sha256"]) == ["candidate guide", "candidate guide.safetensors",
+                                            "opponent 2"]
+
+
+def test_rows_are_read_strictly(tmp_path):
+    head = journal.header("greedy", ["random", "random"], 5, _rules(), "none", None)
+    for row, what in [("[0.7, 0, 1, false, true, true, [1, 0, -1], 0.0]", "deal must be a whole"),
+                      ('[0, 0, 1, "false", true, true, [1, 0, -1], 0.0]', "won must be true or"),
+                      ("[0, 0, 1, false, true, true, [1, 0, -1, 4], 0.0]", "scores must be a list"),
+                      ("[0, 0, 1, false, true, true, [1, 0, -1], 1e400]", "control must be a fin"),
+                      ("[0, 5, 1, false, true, true, [1, 0, -1], 0.0]", "a rotation 0, 1 or 2")]:
+        path = tmp_path / "j.jsonl"
+        path.write_text(json.dumps(head) + "\n" + row + "\n", encoding="utf-8")
+        with pytest.raises(ValueError, match=what):
+            journal.Journal.open(path, head)
+
+
+def test_cli_path_errors_exit_2(tmp_path, capsys):
+    args = ["greedy", "--vs", "random", "--deals", "1", "--workers", "1", "--no-progress"]
+    assert main(args + ["--journal", str(tmp_path)]) == 2
+    assert "is a directory or a special file" in capsys.readouterr().err
+    assert main(args + ["--journal", str(tmp_path / ("x" * 300))]) == 2
+    assert "paohuzi-eval: error:" in capsys.readouterr().err
