@@ -566,7 +566,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="with a --variance-reduction: the value function "
                         "(.safetensors; default: the packaged one of the rules)")
     p.add_argument("--journal", metavar="FILE",
-                   help="append the games of every finished batch of deals (at most 25) to "
+                   help="append the games of every finished batch of deals (at most 25 with a lookahead) to "
                         "FILE (JSON lines) and play only the deals it lacks: a killed or "
                         "interrupted run resumes where it stopped, with the same numbers; a "
                         "larger --deals extends it")
