@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from paohuzi_env.agents import make_agent
-from paohuzi_env.backends.protocol import VectorGameProtocol
+from paohuzi_env.game.protocol import VectorGameProtocol
 from paohuzi_env.backends.reference import ReferenceGame
 from paohuzi_env.backends.select import resolve_backend, vector_game_class
 from paohuzi_env.encode.rewards import reward_from_scores

@@ -36,7 +36,6 @@ except ImportError as e:  # pragma: no cover - depends on the installed extras
         "(or pip install 'ray[rllib]')"
     ) from e
 
-from ..backends.protocol import GameProtocol
 from ..backends.reference import legal_mask
 from ..backends.select import game_class, resolve_backend
 from ..bots.base import Agent
@@ -44,6 +43,7 @@ from ..encode.observation import encode, obs_size
 from ..encode.rewards import REWARD_MODES, reward_of
 from ..game.actions import NUM_ACTIONS
 from ..game.engine import PlayerView
+from ..game.protocol import GameProtocol
 from ..game.rules import Rules, as_rules
 
 __all__ = [
