@@ -132,10 +132,3 @@ def test_the_public_names_load_on_first_use():
         paohuzi_env.engine  # noqa: B018  (an old module path: gone, not aliased)
     with pytest.raises(ModuleNotFoundError):
         __import__("paohuzi_env.cli")
-
-
-def test_no_top_level_training_package():
-    assert not (ROOT / "training").exists()
-    res = subprocess.run([sys.executable, "-c", "import training"], cwd=ROOT, capture_output=True,
-                         text=True)
-    assert res.returncode != 0 and "No module named 'training'" in res.stderr
