@@ -3,7 +3,8 @@
     python -m paohuzi_training.rllib_ppo --rules huaihua --iterations 20 --out checkpoints/rllib/huaihua
     paohuzi-eval rllib:checkpoints/rllib/huaihua --vs greedy --deals 200
 
-Every seat plays one shared action-masking module (:func:`paohuzi_env.envs.rllib.ppo_config`); each
+Every seat plays one shared action-masking module (:func:`ppo_config`, on the env
+:class:`paohuzi_env.envs.rllib.PaohuziMultiAgentEnv`); each
 iteration prints RLlib's ``agent_episode_returns_mean`` per seat (their sum is about 0 in this
 zero-sum game — exactly under ``--reward score`` — which is why ``episode_return_mean`` says
 nothing)
@@ -27,7 +28,10 @@ import os
 import shutil
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from paohuzi_env.game.rules import Rules
 
 
 def _returns(result: dict) -> dict[str, float]:
@@ -62,6 +66,56 @@ def _save(algo: Any, out: str, rules: Any, iteration: int) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def policy_mapping_fn(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
+    """Every seat plays the one shared module (self-play)."""
+    from paohuzi_env.envs.rllib import MODULE_ID
+
+    return MODULE_ID
+
+
+def rl_module_spec(hiddens: tuple[int, ...] = (256, 256)) -> Any:
+    """A ``MultiRLModuleSpec`` with the one shared module: RLlib's action-masking PPO module
+    (``ActionMaskingTorchRLModule``: masked logits, so sampled actions are legal and the PPO
+    loss sees masked distributions), ``hiddens`` wide. The module class ships in RLlib's examples
+    package (``ray.rllib.examples.rl_modules.classes``), tested here with ray 2.60 (hence the
+    extra's ``ray[rllib]>=2.60,<3``)."""
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    from paohuzi_env.envs.rllib import MODULE_ID
+
+    spec = RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        model_config={"fcnet_hiddens": list(hiddens), "head_fcnet_hiddens": [], "vf_share_layers": False},
+    )
+    return MultiRLModuleSpec(rl_module_specs={MODULE_ID: spec})
+
+
+def ppo_config(rules: str | Rules = "huaihua", reward: str = "normalized", *, seed: int = 0,
+               num_env_runners: int = 0, hiddens: tuple[int, ...] = (256, 256),
+               train_batch_size: int = 4000, minibatch_size: int = 512, num_epochs: int = 4,
+               lr: float = 3e-4) -> Any:
+    """An RLlib ``PPOConfig`` for self-play on ``rules`` with action masking (new API stack);
+    ``.build_algo()`` it and call ``.train()``."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    from paohuzi_env.envs.rllib import MODULE_ID, PaohuziMultiAgentEnv
+    from paohuzi_env.game.rules import as_rules
+
+    rules = as_rules(rules)
+    return (
+        PPOConfig()
+        .environment(PaohuziMultiAgentEnv, env_config={"rules": rules, "reward": reward, "seed": seed})
+        .multi_agent(policies={MODULE_ID}, policy_mapping_fn=policy_mapping_fn)
+        .rl_module(rl_module_spec=rl_module_spec(hiddens))
+        .env_runners(num_env_runners=num_env_runners)
+        .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size,
+                  num_epochs=num_epochs, lr=lr)
+        .debugging(seed=seed)
+    )
+
+
 def train(rules: str = "huaihua", iterations: int = 10, out: str = "checkpoints/rllib/huaihua", *,
           seed: int = 0, num_env_runners: int = 0, train_batch_size: int = 4000,
           minibatch_size: int = 512, num_epochs: int = 4, hiddens: tuple[int, ...] = (256, 256),
@@ -70,7 +124,6 @@ def train(rules: str = "huaihua", iterations: int = 10, out: str = "checkpoints/
     """Train and save; returns one row per iteration (returns per seat, steps, seconds)."""
     import ray
 
-    from paohuzi_env.envs.rllib import ppo_config
     from paohuzi_env.game.rules import as_rules
 
     rules_obj = as_rules(rules)

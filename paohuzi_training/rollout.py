@@ -29,11 +29,11 @@ import numpy as np
 import torch
 
 from paohuzi_env.agents import make_agent
-from paohuzi_env.backends.protocol import VectorGameProtocol
 from paohuzi_env.backends.reference import ReferenceGame
 from paohuzi_env.backends.select import resolve_backend, vector_game_class
 from paohuzi_env.encode.rewards import reward_from_scores
 from paohuzi_env.game.actions import NUM_ACTIONS
+from paohuzi_env.game.protocol import VectorGameProtocol
 
 from .batch import TransitionStore, tick_buffers
 from .config import PPOConfig

@@ -108,12 +108,12 @@ print("ok")
 @needs_core
 @pytest.mark.parametrize("rules", ["huaihua", "yongzhou"])
 def test_both_backends_satisfy_one_game_interface_with_the_same_answers(rules):
-    """paohuzi_env.backends.protocol.GameProtocol: the reference adapter (ReferenceGame, Python encoders
+    """paohuzi_env.game.protocol.GameProtocol: the reference adapter (ReferenceGame, Python encoders
     and bots) and fast.Game give bit-identical observations, masks and states, the same bot
     choices, and independent clones, at every decision of seeded hands."""
-    from paohuzi_env.backends.protocol import GameProtocol
     from paohuzi_env.backends.reference import ReferenceGame
     from paohuzi_env.backends.select import game_class
+    from paohuzi_env.game.protocol import GameProtocol
 
     assert game_class("python") is ReferenceGame and game_class("fast") is fast.Game
     decisions = 0

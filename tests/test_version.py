@@ -72,11 +72,7 @@ def test_console_scripts_and_entry_points_name_installed_modules():
         assert path.is_file(), f"{name} = {target!r}: no {path.relative_to(ROOT)}"
 
 
-def test_the_old_training_folder_only_names_the_new_package():
-    # A clone keeps training/__init__.py only to fail with the new name; the wheel leaves it out.
-    import subprocess
-    import sys
-
-    r = subprocess.run([sys.executable, "-c", "import training"], capture_output=True, text=True, cwd=ROOT)
-    assert r.returncode != 0 and "paohuzi_training" in r.stderr
-    assert not any(p.startswith("training") for p in _installed_packages())
+def test_no_top_level_training_package():
+    # The trainer is paohuzi_training; a generic top-level `training` would collide in site-packages.
+    assert not (ROOT / "training").exists()
+    assert not any(p == "training" or p.startswith("training.") for p in _installed_packages())

@@ -1,4 +1,4 @@
-"""A trained policy network for the compiled search's playouts, read with numpy alone.
+"""A trained policy network for the compiled search's playouts, read without torch.
 
 ``search:rollout=checkpoint:PATH`` plays the search's worlds out with a network trained by
 ``paohuzi_training/`` (``paohuzi_env/backends/_core/netpolicy.hpp``: the actor of
@@ -10,10 +10,10 @@ width-3 convolutions over the observation's per-kind blocks, then the MLP head).
 paohuzi-policy-safetensors-v1``, written by ``python -m paohuzi_training.checkpoint export SRC
 NAME.safetensors``); for ``NAME.pt`` the sibling ``NAME.safetensors`` is read.
 
-This module never imports ``training`` nor torch. A policy file is data: it is parsed here
-(an 8-byte little-endian header length, a JSON header ``{name: {dtype, shape, data_offsets}}``,
-then the raw tensor bytes) and anything malformed is refused with a ``ValueError``; loading never
-runs code. Only the actor's tensors are kept (``actor.0``/``actor.2``/``actor.4``
+This module never imports ``paohuzi_training`` nor torch. A policy file is data: it is read with
+the ``safetensors`` package's numpy API (:func:`read_safetensors`, the one reader of the format
+in ``paohuzi_env``) and anything malformed is refused with a ``ValueError``; loading never runs
+code. Only the actor's tensors are kept (``actor.0``/``actor.2``/``actor.4``
 ``.weight``/``.bias``; for the conv actor ``actor.conv.{0,2,4}`` and ``actor.head.{0,2,4}``), as
 float32.
 
@@ -33,6 +33,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import safetensors.numpy
+from safetensors import SafetensorError
 
 from ..bots.base import Agent
 from ..encode.features import WAIT_FEATURES, WAITS_VERSION, wait_features, wait_rows
@@ -53,18 +55,18 @@ CONV_TENSORS = ("actor.conv.0.weight", "actor.conv.0.bias", "actor.conv.2.weight
                 "actor.head.0.weight", "actor.head.0.bias", "actor.head.2.weight",
                 "actor.head.2.bias", "actor.head.4.weight", "actor.head.4.bias")
 ACTORS = ("mlp", "conv")
-_DTYPES: dict[str, np.dtype[Any]] = {"F32": np.dtype("<f4"), "F64": np.dtype("<f8"),
-                                     "F16": np.dtype("<f2")}
-_MAX_HEADER = 100 << 20  # bytes: a header larger than this is not a policy's
+DTYPES = ("F32", "F64", "F16")
+"""The tensor dtypes a network file may hold (read as float32)."""
 _CACHE_SIZE = 8
 
 
 def read_safetensors(path: str | Path) -> dict[str, np.ndarray]:
-    """The tensors of a ``.safetensors`` file as float arrays (F32, F64 or F16; copies).
+    """The tensors of a ``.safetensors`` file as float32 arrays (stored as F32, F64 or F16;
+    copies), read with the ``safetensors`` package's numpy API (no torch).
 
     Raises:
-        ValueError: if the file is missing, truncated, or its header is not the format's (not
-            JSON, offsets outside the data or not matching the shape, another dtype).
+        ValueError: if the file is missing, truncated, or not the format (a header that is not
+            its JSON, offsets outside the data or not matching the shape, another dtype).
     """
     path = Path(path)
     try:
@@ -75,43 +77,22 @@ def read_safetensors(path: str | Path) -> dict[str, np.ndarray]:
 
 
 def _parse_safetensors(blob: bytes, where: str) -> dict[str, np.ndarray]:
-    def bad(why: str) -> ValueError:
-        return ValueError(f"{where} is not a valid safetensors file: {why}")
+    """The tensors of the safetensors bytes ``blob`` (from ``where``) as float32 copies, read by
+    ``safetensors.numpy.load``; its errors become ``ValueError`` naming ``where``."""
 
-    if len(blob) < 8:
-        raise bad(f"{len(blob)} bytes, shorter than the 8-byte header length")
-    n = int.from_bytes(blob[:8], "little")
-    if n < 2 or n > min(_MAX_HEADER, len(blob) - 8):
-        raise bad(f"header length {n} does not fit the file ({len(blob)} bytes)")
+    def bad(why: str) -> ValueError:
+        return ValueError(f"{where} is not a valid safetensors file ({len(blob)} bytes): {why}")
+
     try:
-        header = json.loads(blob[8:8 + n].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise bad(f"the header is not JSON ({e})") from None
-    if not isinstance(header, dict):
-        raise bad("the header is not a JSON object")
-    data = memoryview(blob)[8 + n:]
+        raw = safetensors.numpy.load(blob)
+    except SafetensorError as e:  # truncated, not the format, bad header or offsets
+        raise bad(str(e).removeprefix("Error while deserializing: ")) from None
+    except KeyError as e:  # a dtype numpy has no type for (BF16, F8_*, ...)
+        raise bad(f"a tensor has dtype {e.args[0]!r}; a network's are one of {', '.join(DTYPES)}") from None
     out: dict[str, np.ndarray] = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
-            raise bad(f"tensor {name!r}: an entry needs exactly dtype, shape and data_offsets")
-        dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
-        if dtype not in _DTYPES:
-            raise bad(f"tensor {name!r} has dtype {dtype!r}; a policy's are one of "
-                      f"{', '.join(_DTYPES)}")
-        if not (isinstance(shape, list) and all(type(d) is int and d >= 0 for d in shape)):
-            raise bad(f"tensor {name!r}: shape {shape!r} is not a list of sizes")
-        if not (isinstance(offsets, list) and len(offsets) == 2
-                and all(type(o) is int for o in offsets) and 0 <= offsets[0] <= offsets[1] <= len(data)):
-            raise bad(f"tensor {name!r}: data_offsets {offsets!r} lie outside the "
-                      f"{len(data)} data bytes")
-        dt = _DTYPES[dtype]
-        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-        if offsets[1] - offsets[0] != count * dt.itemsize:
-            raise bad(f"tensor {name!r}: {offsets[1] - offsets[0]} bytes for shape {shape} of "
-                      f"{dtype}")
-        arr = np.frombuffer(data[offsets[0]:offsets[1]], dtype=dt).reshape(shape)
+    for name, arr in raw.items():
+        if arr.dtype not in (np.float32, np.float64, np.float16):
+            raise bad(f"tensor {name!r} has dtype {arr.dtype}; a network's are one of {', '.join(DTYPES)}")
         out[name] = arr.astype(np.float32)
     return out
 
@@ -175,7 +156,7 @@ def policy_path(path: str | Path) -> Path:
             return st
         if p.suffix == ".pt":
             raise ValueError(
-                f"the search reads a network from a .safetensors policy (numpy alone, no torch), "
+                f"the search reads a network from a .safetensors policy (read without torch), "
                 f"and {p} has no sibling {st.name}: write one with "
                 f"python -m paohuzi_training.checkpoint export {p} {st}")
         raise ValueError(f"sidecar {p} has no policy {st.name} beside it")

@@ -1,7 +1,7 @@
-"""The Python reference engine behind the one game interface (:mod:`paohuzi_env.backends.protocol`).
+"""The Python reference engine behind the one game interface (:mod:`paohuzi_env.game.protocol`).
 
 :class:`ReferenceGame` is :class:`paohuzi_env.game.engine.Game` (the readable rules, unchanged) with
-the rest of :class:`~paohuzi_env.backends.protocol.GameProtocol` added from the Python package: the
+the rest of :class:`~paohuzi_env.game.protocol.GameProtocol` added from the Python package: the
 observation, mask and state encoders (:mod:`paohuzi_env.encode.observation`, :mod:`paohuzi_env.encode.state`)
 and the rule-based bots (:mod:`paohuzi_env.bots.heuristic`). The compiled core computes the
 same things in C++ (:class:`paohuzi_env.backends.fast.Game`); the differential tests hold both to the same
@@ -57,7 +57,7 @@ def legal_mask(legal: Any, out: np.ndarray | None = None, dtype: Any = np.int8) 
 
 class ReferenceGame(Game):
     """:class:`paohuzi_env.game.engine.Game` with the encoders and bots of
-    :class:`~paohuzi_env.backends.protocol.GameProtocol` (the Python backend of
+    :class:`~paohuzi_env.game.protocol.GameProtocol` (the Python backend of
     :func:`paohuzi_env.backends.select.game_class`)."""
 
     compiled = False  # GameProtocol.compiled: the bots decide in Python

@@ -11,6 +11,7 @@ backends give the same decisions, observations and results (tests/test_fast_*.py
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 BACKENDS = ("auto", "fast", "python")
 ENV_VAR = "PAOHUZI_BACKEND"
@@ -46,7 +47,7 @@ def resolve_backend(backend: str | None = None) -> str:
 def game_class(backend: str | None = None) -> type:
     """The ``Game`` class of a backend (see :func:`resolve_backend`): :class:`paohuzi_env.backends.fast.Game`
     or :class:`paohuzi_env.backends.reference.ReferenceGame` (the Python engine with the same encoders and
-    bots); both satisfy :class:`paohuzi_env.backends.protocol.GameProtocol`."""
+    bots); both satisfy :class:`paohuzi_env.game.protocol.GameProtocol`."""
     if resolve_backend(backend) == "fast":
         from .fast import Game as FastGame
 
@@ -66,3 +67,23 @@ def vector_game_class(backend: str | None = None) -> type:
     from .reference import ReferenceVectorGame
 
     return ReferenceVectorGame
+
+
+if TYPE_CHECKING:  # mypy proves both backends satisfy the protocols; nothing runs
+    from ..game.protocol import GameProtocol, VectorGameProtocol
+    from .fast import Game as _FastGame
+    from .fast import VectorGame as _FastVectorGame
+    from .reference import ReferenceGame as _ReferenceGame
+    from .reference import ReferenceVectorGame as _ReferenceVectorGame
+
+    def _check_fast(g: _FastGame) -> GameProtocol:
+        return g
+
+    def _check_reference(g: _ReferenceGame) -> GameProtocol:
+        return g
+
+    def _check_fast_vector(v: _FastVectorGame) -> VectorGameProtocol:
+        return v
+
+    def _check_reference_vector(v: _ReferenceVectorGame) -> VectorGameProtocol:
+        return v

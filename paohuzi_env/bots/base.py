@@ -9,7 +9,7 @@ import numpy as np
 from ..game.engine import PlayerView
 
 if TYPE_CHECKING:
-    from ..backends.protocol import GameProtocol
+    from ..game.protocol import GameProtocol
 
 
 class Agent:

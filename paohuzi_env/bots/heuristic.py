@@ -38,7 +38,7 @@ from ..game.waits import win_scores
 from .base import Agent
 
 if TYPE_CHECKING:
-    from ..backends.protocol import GameProtocol
+    from ..game.protocol import GameProtocol
 
 _BITS = 3
 _UNIT = tuple(1 << (_BITS * k) for k in range(NUM_KINDS))

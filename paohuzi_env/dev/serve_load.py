@@ -37,7 +37,7 @@ def _serve_fd(fd: int, opponents: tuple[str, str], rules: str, max_tables: int,
     from ..apps.serve import create_app
 
     if memo_caps is not None:  # the compiled evaluator's memo caps (paohuzi_env.dev.soak --memo-caps)
-        from .. import _fast  # type: ignore[attr-defined]
+        from .. import _fast
 
         _fast._set_memo_caps(*memo_caps)
 

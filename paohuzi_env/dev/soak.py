@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError
         except ValueError:
             p.error(f"--memo-caps takes three positive ints SOLVE,WILD,WIN, got {a.memo_caps!r}")
-        from .. import _fast  # type: ignore[attr-defined]
+        from .. import _fast
 
         _fast._set_memo_caps(*caps)
     for flag, v in (("--decisions", a.decisions), ("--search-decisions", a.search_decisions)):
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         return _run(a)
     finally:
         if a.memo_caps is not None:  # back to the built-in caps (the process may go on)
-            from .. import _fast  # type: ignore[attr-defined]
+            from .. import _fast
 
             _fast._set_memo_caps()
 

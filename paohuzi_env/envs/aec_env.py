@@ -38,7 +38,6 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..backends.protocol import GameProtocol
 from ..backends.select import game_class, resolve_backend
 from ..display.render import render_text
 from ..display.svg import table_svg
@@ -46,6 +45,7 @@ from ..encode.observation import obs_size, obs_version
 from ..encode.rewards import REWARD_MODES, reward_of
 from ..encode.state import state_size
 from ..game.actions import NUM_ACTIONS, action_name
+from ..game.protocol import GameProtocol
 from ..game.rules import Rules, as_rules
 
 
@@ -183,7 +183,7 @@ class raw_env(AECEnv):
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.state_space = spaces.Box(0.0, 1.0, (state_size(self.rules),), np.float32)
         self.obs_version = obs_version(self.rules)
-        self.game: GameProtocol | None = None  # either backend (paohuzi_env.backends.protocol)
+        self.game: GameProtocol | None = None  # either backend (paohuzi_env.game.protocol)
         self._np_random: np.random.Generator | None = None
 
     # ------------------------------------------------------------------ spaces

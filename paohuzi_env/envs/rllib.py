@@ -9,10 +9,11 @@
   not ``episode_return_mean`` (their sum, about 0 whatever the play).
   ``action_space.sample()`` draws a *legal* action of the position (as a masked sample would),
   so RLlib's environment pre-check, which steps one sampled action, plays a legal move.
-* :func:`rl_module_spec`, :func:`policy_mapping_fn` and :func:`ppo_config`: one shared
-  action-masking PPO module for the three seats (self-play), ready to ``build_algo()``.
 * :func:`load_rllib_agent` (``make_agent("rllib:PATH")``, so ``paohuzi-eval rllib:PATH``): the
   greedy (argmax of masked logits) policy of a checkpoint saved by ``paohuzi_training/rllib_ppo.py``.
+
+The trainer's side (the PPO config: one shared action-masking module for the three seats) is
+:mod:`paohuzi_training.rllib_ppo`; this module is the runtime's only.
 
 Versions: ``ray[rllib]`` 2.60 pins ``gymnasium==1.2.2``; this package accepts any gymnasium
 ``>=1.0,<2`` (PettingZoo itself needs 1.0), so installing the extra moves gymnasium to 1.2.2 and
@@ -36,7 +37,6 @@ except ImportError as e:  # pragma: no cover - depends on the installed extras
         "(or pip install 'ray[rllib]')"
     ) from e
 
-from ..backends.protocol import GameProtocol
 from ..backends.reference import legal_mask
 from ..backends.select import game_class, resolve_backend
 from ..bots.base import Agent
@@ -44,15 +44,13 @@ from ..encode.observation import encode, obs_size
 from ..encode.rewards import REWARD_MODES, reward_of
 from ..game.actions import NUM_ACTIONS
 from ..game.engine import PlayerView
+from ..game.protocol import GameProtocol
 from ..game.rules import Rules, as_rules
 
 __all__ = [
     "PaohuziMultiAgentEnv",
     "LegalDiscrete",
     "MODULE_ID",
-    "rl_module_spec",
-    "policy_mapping_fn",
-    "ppo_config",
     "load_rllib_agent",
     "RLlibAgent",
 ]
@@ -179,52 +177,6 @@ class PaohuziMultiAgentEnv(MultiAgentEnv):
         self._acted.add(nxt)
         return ({nxt: self._obs(g.current_player)}, {agent: 0.0}, {"__all__": False},
                 {"__all__": False}, {})
-
-
-# ---------------------------------------------------------------------- PPO set-up
-
-
-def policy_mapping_fn(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
-    """Every seat plays the one shared module (self-play)."""
-    return MODULE_ID
-
-
-def rl_module_spec(hiddens: tuple[int, ...] = (256, 256)) -> Any:
-    """A ``MultiRLModuleSpec`` with the one shared module: RLlib's action-masking PPO module
-    (``ActionMaskingTorchRLModule``: masked logits, so sampled actions are legal and the PPO
-    loss sees masked distributions), ``hiddens`` wide. The module class ships in RLlib's examples
-    package (``ray.rllib.examples.rl_modules.classes``), tested here with ray 2.60 (hence the
-    extra's ``ray[rllib]>=2.60,<3``)."""
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
-
-    spec = RLModuleSpec(
-        module_class=ActionMaskingTorchRLModule,
-        model_config={"fcnet_hiddens": list(hiddens), "head_fcnet_hiddens": [], "vf_share_layers": False},
-    )
-    return MultiRLModuleSpec(rl_module_specs={MODULE_ID: spec})
-
-
-def ppo_config(rules: str | Rules = "huaihua", reward: str = "normalized", *, seed: int = 0,
-               num_env_runners: int = 0, hiddens: tuple[int, ...] = (256, 256),
-               train_batch_size: int = 4000, minibatch_size: int = 512, num_epochs: int = 4,
-               lr: float = 3e-4) -> Any:
-    """An RLlib ``PPOConfig`` for self-play on ``rules`` with action masking (new API stack);
-    ``.build_algo()`` it and call ``.train()``."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-
-    rules = as_rules(rules)
-    return (
-        PPOConfig()
-        .environment(PaohuziMultiAgentEnv, env_config={"rules": rules, "reward": reward, "seed": seed})
-        .multi_agent(policies={MODULE_ID}, policy_mapping_fn=policy_mapping_fn)
-        .rl_module(rl_module_spec=rl_module_spec(hiddens))
-        .env_runners(num_env_runners=num_env_runners)
-        .training(train_batch_size_per_learner=train_batch_size, minibatch_size=minibatch_size,
-                  num_epochs=num_epochs, lr=lr)
-        .debugging(seed=seed)
-    )
 
 
 # ---------------------------------------------------------------------- evaluation agent

@@ -7,21 +7,23 @@ thin adapter, so the engine itself stays free of tensors). :func:`paohuzi_env.ba
 returns one or the other; everything that holds a game (the AEC env, the single-agent wrapper,
 the RLlib env, the evaluation harness, the trainer) is written against this protocol and never
 asks which backend it has. mypy checks that both classes satisfy it (the ``_check_*`` functions
-at the end of this module).
+at the end of :mod:`paohuzi_env.backends.select`).
 
-The shared value types live in :mod:`paohuzi_env.game.engine` and are re-exported here:
+The protocol sits in the rules core, below the bots and the backends, so that the bots' type
+hints and both backends import it downward. The shared value types live in
+:mod:`paohuzi_env.game.engine` and are re-exported here:
 :class:`Decision` (what the seat to act decides), :class:`Event` (one public event of a hand),
 :class:`Result` (how a hand ended) and :class:`PlayerView` (what one seat may know).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..game.engine import Decision, Event, PlayerView, Result, Source
-from ..game.rules import Rules
+from .engine import Decision, Event, PlayerView, Result, Source
+from .rules import Rules
 
 __all__ = ["Decision", "Event", "GameProtocol", "PlayerView", "Result", "Source", "VectorGameProtocol"]
 
@@ -203,21 +205,3 @@ class VectorGameProtocol(Protocol):
     def deal_index(self, i: int) -> int:
         """The deal number of hand ``i``."""
 
-
-if TYPE_CHECKING:  # mypy proves both backends satisfy the protocols; nothing runs
-    from .fast import Game as _FastGame
-    from .fast import VectorGame as _FastVectorGame
-    from .reference import ReferenceGame as _ReferenceGame
-    from .reference import ReferenceVectorGame as _ReferenceVectorGame
-
-    def _check_fast(g: _FastGame) -> GameProtocol:
-        return g
-
-    def _check_reference(g: _ReferenceGame) -> GameProtocol:
-        return g
-
-    def _check_fast_vector(v: _FastVectorGame) -> VectorGameProtocol:
-        return v
-
-    def _check_reference_vector(v: _ReferenceVectorGame) -> VectorGameProtocol:
-        return v
