@@ -152,9 +152,8 @@ def lookahead_network(spec: str) -> Any:
     Raises:
         ValueError: a ``network:`` policy that does not load, or an unknown zoo name.
     """
-    from paohuzi_env.agents.network import load_network, policy_path
-
     from paohuzi_env.agents import zoo
+    from paohuzi_env.agents.network import load_network, policy_path
 
     prefix, sep, rest = spec.strip().partition(":")
     if sep and prefix == "zoo":

@@ -207,7 +207,8 @@ def test_scan_refuses_a_misplaced_card_and_two_defaults(tmp_path):
         c = json.loads((src / "card.json").read_text())
         c["name"] = f"yongzhou/{entry}"
         (tmp_path / "yongzhou" / entry / "card.json").write_text(json.dumps(c))
-    with pytest.raises(ValueError, match="one default entry each; 'yongzhou' has 'yongzhou/a' and 'yongzhou/b'"):
+    with pytest.raises(ValueError,
+                       match="one default entry each; 'yongzhou' has 'yongzhou/a' and 'yongzhou/b'"):
         zoo._scan(tmp_path)
     c["default"] = False
     (tmp_path / "yongzhou" / "b" / "card.json").write_text(json.dumps(c))
@@ -273,3 +274,35 @@ def test_a_card_is_a_copy():
     c = zoo.card("huaihua")
     c["strength"].clear()
     assert zoo.card("huaihua")["strength"]
+
+
+@needs_core
+def test_zoo_specs_work_in_review_exploit_and_the_environments_opponents():
+    from paohuzi_env.apps.review import review
+    from paohuzi_env.envs.wrappers import SingleAgentEnv
+
+    g = fast.Game("huaihua", seed=11)
+    while not g.done:
+        g.step(g.expert_action())
+    small = "search:guide=none,prune=0,z=0,samples=4,playouts=32"
+    by_zoo = review(g.record(), 0, analyser=small, agent="zoo:huaihua")
+    by_path = review(g.record(), 0, analyser=small, agent=f"network:{zoo.network_path('huaihua')}")
+    assert by_zoo["decisions"] and [[r["prob"] for r in d["legal"]] for d in by_zoo["decisions"]] == \
+        [[r["prob"] for r in d["legal"]] for d in by_path["decisions"]]
+    env = SingleAgentEnv(opponents="zoo:huaihua", seed=0)
+    env.reset(seed=2)
+    assert env.action_masks().any()
+    exploit = pytest.importorskip("paohuzi_training.exploit")
+    cfg = exploit.exploit_config("zoo:huaihua", rules="huaihua", steps=5000, seed=3, init="none")
+    assert cfg.opponent_agents == {"zoo:huaihua": 1.0}
+    assert exploit.slug("zoo:huaihua/gen3-r4-oracle") == "zoo-huaihua-gen3-r4-oracle"
+
+
+@needs_core
+def test_the_lookahead_plays_a_zoo_agents_own_network():
+    aivat = pytest.importorskip("paohuzi_training.aivat")
+    from paohuzi_env.agents.network import load_network
+
+    assert aivat.lookahead_network("zoo:huaihua") is load_network(zoo.network_path("huaihua")).core
+    with pytest.raises(ValueError, match="unknown zoo name 'nope'"):
+        aivat.lookahead_network("zoo:nope")
