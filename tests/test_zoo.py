@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from paohuzi_env import fast
-from paohuzi_env.agents import make_agent, zoo
+from paohuzi_env.agents import make_agent, zoo, zoo_index
 from paohuzi_env.agents.network import NetworkAgent, packaged_guide, read_safetensors
 from paohuzi_env.apps.cli import main
 
@@ -209,17 +209,17 @@ def test_scan_refuses_a_misplaced_card_and_two_defaults(tmp_path):
         (tmp_path / "yongzhou" / entry / "card.json").write_text(json.dumps(c))
     with pytest.raises(ValueError,
                        match="one default entry each; 'yongzhou' has 'yongzhou/a' and 'yongzhou/b'"):
-        zoo._scan(tmp_path)
+        zoo_index._scan(tmp_path)
     c["default"] = False
     (tmp_path / "yongzhou" / "b" / "card.json").write_text(json.dumps(c))
-    assert [e.spec for e in zoo._scan(tmp_path)] == ["zoo:yongzhou", "zoo:yongzhou/b"]
+    assert [e.spec for e in zoo_index._scan(tmp_path)] == ["zoo:yongzhou", "zoo:yongzhou/b"]
     c["name"] = "yongzhou/a"
     (tmp_path / "yongzhou" / "b" / "card.json").write_text(json.dumps(c))
     with pytest.raises(ValueError, match="its folder makes it 'yongzhou/b'"):
-        zoo._scan(tmp_path)
+        zoo_index._scan(tmp_path)
     (tmp_path / "yongzhou" / "b" / "card.json").write_text('{"format": "other"}')
     with pytest.raises(ValueError, match="is not a zoo card"):
-        zoo._scan(tmp_path)
+        zoo_index._scan(tmp_path)
 
 
 def test_a_journal_header_hashes_a_zoo_networks_files():

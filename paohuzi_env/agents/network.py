@@ -411,12 +411,12 @@ def _load_critic(path: Path) -> Critic:
 
 def packaged_guide(rules: str | Rules) -> Path | None:
     """The search's default guide network for ``rules`` (``search:guide=auto``): the weights of
-    the preset's default zoo entry (:func:`paohuzi_env.agents.zoo.default_entry`), or None.
+    the preset's default zoo entry (:func:`paohuzi_env.agents.zoo_index.default_entry`), or None.
 
     Only a preset's own rules have one: a rule set with overrides (``Rules`` whose fields differ
     from its preset's) gets None, since a network plays only the rules it was trained on.
     """
-    from .zoo import default_entry
+    from .zoo_index import default_entry
 
     found = default_entry(rules)
     return None if found is None or not found.weights.is_file() else found.weights
