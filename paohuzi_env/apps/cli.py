@@ -345,7 +345,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         from .serve import run
     except ImportError as e:
-        raise ValueError(f"paohuzi serve needs the serve extra (pip install 'paohuzi-env[serve]'): "
+        raise ValueError(f"paohuzi serve needs the serve extra (pip install -e '.[serve]' in a clone): "
                          f"{e}") from None
     if not 0 < args.port < 65536:
         raise ValueError(f"--port must be 1..65535, got {args.port}")
