@@ -9,6 +9,8 @@ hidden) and by cibuildwheel's `test-command` (pyproject.toml). It checks that
   engine on a few random hands, decision by decision;
 * hands play through the PettingZoo env and through ``fast.VectorGame``;
 * ``paohuzi-eval`` (a console script, so the entry points work) evaluates ``expert`` vs ``greedy``;
+* the zoo's networks ship with the SHA-256 of their cards, ``make_agent("zoo:huaihua")`` plays a
+  whole hand through the compiled core without importing torch;
 * the default ``search`` finds its guide network in the installed package and decides;
 * a shipped agent loads and plays (``--checkpoint PATH``; needs torch, skipped with a message when
   torch is missing, as in cibuildwheel's bare test environment);
@@ -114,9 +116,30 @@ def main() -> int:
         res = json.loads(out.read_text())
         check(bool(res), f"paohuzi-eval expert --vs greedy wrote its results ({out.name})")
 
-    # The default search and its guide network (package data, paohuzi_env/networks/).
-    from paohuzi_env.agents import make_agent as _make
+    # The zoo (package data, paohuzi_env/zoo/): every card's weights ship with their SHA-256, and
+    # zoo:huaihua plays a whole hand through the compiled core without importing torch.
+    import hashlib
 
+    from paohuzi_env.agents import make_agent as _make
+    from paohuzi_env.agents import zoo
+
+    rows = zoo.entries()
+    check({r["preset"] for r in rows if r["default"]} >= {"huaihua", "yongzhou"},
+          f"the zoo lists a network for huaihua and yongzhou ({', '.join(r['spec'] for r in rows)})")
+    for r in rows:
+        path = zoo.network_path(r["name"])
+        check(path.resolve().is_relative_to(where.parent)
+              and hashlib.sha256(path.read_bytes()).hexdigest() == zoo.card(r["name"])["weights"]["sha256"],
+              f"{r['spec']}'s weights ship in the package with the SHA-256 of its card")
+    had_torch = "torch" in sys.modules
+    net = _make("zoo:huaihua", seed=0)
+    g = fast.Game("huaihua", seed=4)
+    while not g.done:
+        g.step(net.act_game(g, g.current_player))
+    check(g.done and (had_torch or "torch" not in sys.modules),
+          "make_agent('zoo:huaihua') plays a whole hand through the compiled core, torch not imported")
+
+    # The default search and its guide network (the preset's zoo network).
     search = _make("search", seed=0)
     check(search.guide is not None and Path(search.guide.path).resolve().is_relative_to(where.parent),
           "the default search's guide network ships in the package")

@@ -143,18 +143,21 @@ def lookahead_policy(spec: str) -> int:
 
 def lookahead_network(spec: str) -> Any:
     """The compiled policy network (``_fast.NetPolicy``) that plays a seat of agent ``spec`` in
-    the lookahead, or None for a bot: the agent's own network for ``network:PATH`` and for
+    the lookahead, or None for a bot: the agent's own network for ``network:PATH``, ``zoo:NAME`` and for
     ``checkpoint:PATH`` with a ``.safetensors`` policy beside it (the same argmax up to float
     rounding, so the copies move as the agent did and the corrections telescope as for the
     bots); None (``expert`` stands in) for a checkpoint without one, a search or anything else.
     Cached per file (:func:`paohuzi_env.agents.network.load_network`).
 
     Raises:
-        ValueError: a ``network:`` policy that does not load.
+        ValueError: a ``network:`` policy that does not load, or an unknown zoo name.
     """
+    from paohuzi_env.agents import zoo
     from paohuzi_env.agents.network import load_network, policy_path
 
     prefix, sep, rest = spec.strip().partition(":")
+    if sep and prefix == "zoo":
+        return load_network(zoo.network_path(rest)).core
     if not sep or prefix not in ("network", "checkpoint"):
         return None
     if prefix == "checkpoint":

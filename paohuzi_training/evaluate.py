@@ -4,6 +4,7 @@ Each deal (a seeded deck and dealer) is played three times, the candidate in eac
 against the opponents (seat rotation), so the luck of the deal cancels. Confidence intervals are
 computed over deals (the candidate's mean points over the three rotations of a deal), never over
 games. Agents are specs: ``random``, ``greedy``, ``expert``, ``search[:OPTIONS]``,
+``zoo:NAME`` (a network shipped with the package: ``paohuzi zoo`` lists them), ``network:PATH``,
 ``checkpoint:PATH``.
 
 Results are identical for the same seed whatever the number of worker processes: every deal and
@@ -536,7 +537,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="paohuzi-eval", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("candidate", nargs="?", help="agent spec (random, greedy, expert, search[:OPTIONS], "
-                        "checkpoint:PATH)")
+                        "zoo:NAME, network:PATH, checkpoint:PATH)")
     p.add_argument("--vs", nargs="+", default=["expert"],
                    help="opponent specs: one for both seats or two (default: expert)")
     p.add_argument("--league", nargs="+", metavar="AGENT", help="round robin with OpenSkill ratings")

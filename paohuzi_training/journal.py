@@ -33,6 +33,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from paohuzi_env.agents import zoo
+
 from .rows import GameRow
 
 try:
@@ -60,11 +62,18 @@ def _sha256(path: Path) -> str:
 
 
 def _file_of(value: str) -> tuple[str, Path] | None:
-    """``(kind, path)`` when ``value`` names a file: ``checkpoint:PATH``, ``network:PATH``, or a
-    bare path of an existing regular file (an option such as ``guide=PATH``)."""
+    """``(kind, path)`` when ``value`` names a file: ``checkpoint:PATH``, ``network:PATH``,
+    ``zoo:NAME`` (its network, kind ``network``), or a bare path of an existing regular file (an
+    option such as ``guide=PATH``)."""
     kind, sep, rest = value.partition(":")
     if sep and kind in _FILE_KINDS and rest:
         return kind, Path(rest)
+    if sep and kind == "zoo":
+        try:
+            zoo_path = zoo.resolve(value)
+        except ValueError:  # an unknown name: the agent itself says so
+            return None
+        return None if zoo_path is None else ("network", zoo_path)
     path = Path(value)
     try:
         if value and path.is_file():
@@ -77,7 +86,7 @@ def _file_of(value: str) -> tuple[str, Path] | None:
 def _spec_files(spec: str) -> list[tuple[str, Path]]:
     """The files an agent spec reads, each with its key: ``checkpoint:PATH`` (and the compiled
     ``.safetensors`` policy beside it, which a lookahead plays: key ``.safetensors``),
-    ``network:PATH`` (and its ``.json`` sidecar), and every option of another spec
+    ``network:PATH`` and ``zoo:NAME`` (and the network's ``.json`` sidecar), and every option of another spec
     (``search:guide=checkpoint:PATH,...``) that names one (key `` OPTION``)."""
     out: list[tuple[str, Path]] = []
 

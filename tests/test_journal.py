@@ -162,31 +162,38 @@ def test_cli_journal(tmp_path, capsys):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_run_keeps_its_deals_and_resumes(tmp_path, sig):
     """Ctrl-C (SIGINT) or `kill` (SIGTERM) mid-run: exit 130 with a message, the finished deals
-    on disk; the same command again plays the rest (here on the compiled core, which plays the
-    same games) and prints the uninterrupted run's numbers."""
+    on disk; the same command with a given --deals plays only the deals the journal lacks (here
+    on the compiled core, which plays the same games) and prints the uninterrupted run's numbers.
+
+    The interrupted run asks for a million deals, far more than it can play before the signal
+    (the Python engine plays some hundreds a minute), so the signal always finds it running,
+    however loaded the machine: it is sent once the journal holds its first batch."""
     path = tmp_path / "j.jsonl"
-    args = [sys.executable, "-m", "paohuzi_training.evaluate", "expert", "--vs", "greedy",
-            "--deals", "150", "--seed", "5", "--workers", "1", "--no-progress", "--journal",
-            str(path)]
-    proc = subprocess.Popen(args + ["--backend", "python"], stderr=subprocess.PIPE, text=True)
+    base = [sys.executable, "-m", "paohuzi_training.evaluate", "expert", "--vs", "greedy",
+            "--seed", "5", "--workers", "1", "--no-progress", "--journal", str(path)]
+    proc = subprocess.Popen(base + ["--deals", "1000000", "--backend", "python"],
+                            stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         if path.exists() and len(path.read_text(encoding="utf-8").splitlines()) > 1:
             break
         time.sleep(0.02)
-    assert proc.poll() is None, "the run ended before it could be interrupted"
+    assert proc.poll() is None, f"the run ended before it could be interrupted: {proc.stderr.read()}"
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "interrupted; the finished deals are in" in err
-    kept = (len(path.read_text(encoding="utf-8").splitlines()) - 1) // 3
-    assert 0 < kept < 150
-    subprocess.run(args + ["--json", str(tmp_path / "r.json")], capture_output=True, text=True,
-                   timeout=300, check=True)
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert (lines - 1) % 3 == 0  # whole deals only: a batch is written whole or not at all
+    kept = (lines - 1) // 3
+    assert kept > 0
+    deals = kept + 20  # the deals it kept and 20 more
+    subprocess.run(base + ["--deals", str(deals), "--json", str(tmp_path / "r.json")],
+                   capture_output=True, text=True, timeout=300, check=True)
     res = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert res["journal"]["deals_already_there"] == kept
-    assert len(path.read_text(encoding="utf-8").splitlines()) == 1 + 150 * 3  # none played twice
-    whole = evaluate("expert", "greedy", deals=150, seed=5, workers=1, progress=False)
+    assert len(path.read_text(encoding="utf-8").splitlines()) == 1 + deals * 3  # none played twice
+    whole = evaluate("expert", "greedy", deals=deals, seed=5, workers=1, progress=False)
     whole.pop("rows")
     _same(whole, res)
 

@@ -249,7 +249,7 @@ def test_a_guide_named_by_path_is_read_from_where_the_command_runs(tmp_path, mon
         "distill": {},
         "ppo": {}, "evaluate": {},
         "labels": {"hands": 4, "search": "search:samples=4,guide=checkpoint:g.safetensors"}}))
-    guide = ROOT / "paohuzi_env" / "networks" / "huaihua.safetensors"
+    guide = ROOT / "paohuzi_env" / "zoo" / "huaihua" / "gen3-r4-oracle" / "network.safetensors"
     shutil.copy(guide, tmp_path / "g.safetensors")
     shutil.copy(guide.with_suffix(".json"), tmp_path / "g.json")
     monkeypatch.chdir(tmp_path)

@@ -132,7 +132,7 @@ def test_errors_name_what_is_wrong(tmp_path):
     bad[0] = next(a for a in range(61) if a not in g.legal_actions())
     with pytest.raises(ValueError, match="the record's action 0 does not replay"):
         review({**rec, "actions": bad}, 0, analyser=SMALL)
-    with pytest.raises(ValueError, match="network:PATH or checkpoint:PATH"):
+    with pytest.raises(ValueError, match="network:PATH, zoo:NAME or checkpoint:PATH"):
         review(rec, 0, agent="expert")
     with pytest.raises(ValueError, match="does not exist"):
         review(rec, 0, agent="network:/nonexistent/net.safetensors")

@@ -1,5 +1,5 @@
 """The search's guide network (``search:guide=...``, search.hpp SearchOptions::guide): the
-networks packaged for huaihua and yongzhou are the actors of the networks named in
+networks packaged for huaihua and yongzhou (their default zoo entries) are the actors of the networks named in
 ``PACKAGED``; the guide's argmax is the choice kept; only the candidates (the guide's choice,
 the rollout bot's choice and the actions the guide gives at least ``guide_p``) are played out;
 with every action a candidate and a guide that agrees with the bot it is the unguided search;
@@ -63,6 +63,8 @@ def _same(a: dict, b: dict) -> bool:
 # generation 3 under each preset; under huaihua the oracle-guided round 4).
 PACKAGED = {"huaihua": "checkpoints/gen3/huaihua-r4-oracle.safetensors",
             "yongzhou": "checkpoints/gen3/yongzhou-r2.safetensors"}
+# ... shipped as the preset's default zoo entry (paohuzi_env/zoo/PRESET/ENTRY/)
+PACKAGED_ENTRY = {"huaihua": "huaihua/gen3-r4-oracle", "yongzhou": "yongzhou/gen3-r2"}
 
 
 @pytest.mark.skipif(not all((ROOT / f).is_file() for f in PACKAGED.values()),
@@ -70,7 +72,7 @@ PACKAGED = {"huaihua": "checkpoints/gen3/huaihua-r4-oracle.safetensors",
 @pytest.mark.parametrize("rules", sorted(PACKAGED))
 def test_the_packaged_guide_is_the_named_networks_actor(rules):
     path = packaged_guide(rules)
-    assert path == ROOT / "paohuzi_env" / "networks" / f"{rules}.safetensors"
+    assert path == ROOT / "paohuzi_env" / "zoo" / PACKAGED_ENTRY[rules] / "network.safetensors"
     mine = read_safetensors(path)
     shipped = read_safetensors(ROOT / PACKAGED[rules])
     assert sorted(mine) == sorted(k for k in shipped if k.startswith("actor."))

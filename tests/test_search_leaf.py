@@ -203,7 +203,7 @@ def test_bad_leaves_raise_value_errors(tmp_path):
     with pytest.raises(ValueError, match="options of the compiled search"):
         make_agent(f"search:impl=python,leaf={SPEC}")
     # a play-only export without the critic
-    actor = ROOT / "paohuzi_env" / "networks" / "huaihua.safetensors"
+    actor = ROOT / "paohuzi_env" / "zoo" / "huaihua" / "gen3-r4-oracle" / "network.safetensors"
     with pytest.raises(ValueError, match="holds no critic"):
         load_critic(actor)
     # a hand of other rules

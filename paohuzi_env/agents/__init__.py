@@ -4,7 +4,8 @@ its seat may know) and returns a legal action id; none reads hidden state.
 ``make_agent(spec, seed, rules)`` builds one from a spec: a built-in name (``random``,
 ``greedy``, ``expert``, ``search``), ``search:OPTIONS`` (e.g. ``search:samples=64``; see
 :mod:`paohuzi_env.agents.search`), ``network:PATH`` (a trained ``.safetensors`` policy played by
-the compiled core, no torch: :class:`~paohuzi_env.agents.network.NetworkAgent`) or
+the compiled core, no torch: :class:`~paohuzi_env.agents.network.NetworkAgent`),
+``zoo:NAME`` (a network shipped with paohuzi_env, by name: :mod:`paohuzi_env.agents.zoo`) or
 ``PREFIX:ARG`` for a registered prefix. Prefixes come from
 :func:`register_agent` or from installed packages through the ``paohuzi.agents`` entry-point
 group; this project's trainer declares ``checkpoint`` (``checkpoint:PATH``, a trained PPO
@@ -26,11 +27,11 @@ from .search import SearchAgent, parse_search_spec
 
 AGENT_NAMES = (*bot_names(), *RESERVED)
 """The built-in spec names: the bots of :mod:`paohuzi_env.bots.registry` at import, then
-``search`` and ``network`` (:func:`builtin_names` includes bots registered later)."""
+``search``, ``network`` and ``zoo`` (:func:`builtin_names` includes bots registered later)."""
 
 
 def builtin_names() -> tuple[str, ...]:
-    """The spec names that are not prefixes: every registered bot, ``search``, ``network``."""
+    """The names no prefix may take: every registered bot, ``search``, ``network``, ``zoo``."""
     return (*bot_names(), *RESERVED)
 
 
@@ -54,7 +55,7 @@ def unregister_agent(prefix: str) -> None:
 
 def agent_specs() -> tuple[str, ...]:
     """The valid spec forms: the built-in names, then ``PREFIX:ARG`` for each known prefix."""
-    return (*bot_names(), "search", "search:OPTIONS", "network:PATH",
+    return (*bot_names(), "search", "search:OPTIONS", "network:PATH", "zoo:NAME",
             *(f"{p}:ARG" for p in registry.prefixes()))
 
 
@@ -64,8 +65,9 @@ def make_agent(spec: str, seed: Any = None, rules: str | Rules = "huaihua") -> A
     ``seed`` is anything :func:`numpy.random.default_rng` takes (an int, a SeedSequence, None).
 
     Raises:
-        ValueError: for an unknown spec (naming the valid ones), or a prefix whose package
-            cannot be imported (naming what to install).
+        ValueError: for an unknown spec (naming the valid ones), an unknown zoo name (naming
+            the known ones), a zoo network for other rules, or a prefix whose package cannot be
+            imported (naming what to install).
     """
     if not isinstance(spec, str):
         raise TypeError(f"agent spec must be a string, got {type(spec).__name__}")
@@ -78,6 +80,10 @@ def make_agent(spec: str, seed: Any = None, rules: str | Rules = "huaihua") -> A
         from .network import NetworkAgent
 
         return NetworkAgent(arg, seed, rules)
+    if prefix == "zoo" and sep:
+        from . import zoo
+
+        return zoo.make(arg, seed, rules)
     factory = registry.factory_for(prefix) if sep else None
     if factory is None:
         hint = ""

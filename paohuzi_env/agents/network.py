@@ -390,26 +390,17 @@ def _load_critic(path: Path) -> Critic:
     return Critic(path, rules, hidden, central, waits, scale, clip, base == "expert", core)
 
 
-GUIDES_DIR = Path(__file__).resolve().parent.parent / "networks"
-"""The networks packaged with paohuzi_env (``paohuzi_env/networks/RULES.safetensors`` with its
-sidecar): the search's default guide for those rules (``search:guide=auto``)."""
-
-
 def packaged_guide(rules: str | Rules) -> Path | None:
-    """The packaged guide network for ``rules`` (a preset without overrides), or None.
+    """The search's default guide network for ``rules`` (``search:guide=auto``): the weights of
+    the preset's default zoo entry (:func:`paohuzi_env.agents.zoo_index.default_entry`), or None.
 
     Only a preset's own rules have one: a rule set with overrides (``Rules`` whose fields differ
     from its preset's) gets None, since a network plays only the rules it was trained on.
     """
-    rules = as_rules(rules)
-    try:
-        preset = as_rules(rules.name)
-    except ValueError:
-        return None
-    if preset != rules:
-        return None
-    path = GUIDES_DIR / f"{rules.name}.safetensors"
-    return path if path.is_file() else None
+    from .zoo_index import default_entry
+
+    found = default_entry(rules)
+    return None if found is None or not found.weights.is_file() else found.weights
 
 
 _cache: OrderedDict[tuple, Any] = OrderedDict()

@@ -17,8 +17,8 @@ At each decision with more than one legal action the agent
    the noise of a few playouts never decides.
 
 **Guided** (``guide=auto``, the default; docs/SEARCH.md): where a guide network is packaged for
-the rules (huaihua and yongzhou: the actors of generation 3's final networks,
-``checkpoints/gen3/huaihua-r4-oracle`` and ``yongzhou-r2``, packaged in ``paohuzi_env/networks/``), the
+the rules (huaihua and yongzhou: the preset's default zoo network, ``zoo:huaihua`` and
+``zoo:yongzhou``, :mod:`paohuzi_env.agents.zoo`: the actors of generation 3's final networks), the
 network's masked argmax takes the place of the rollout bot's choice in step 3, and step 2 plays
 out only the candidates: that choice, the rollout bot's choice and every legal action the
 network gives at least ``guide_p``; a single candidate is taken with no world sampled.
@@ -80,8 +80,8 @@ PRUNE_Z = 1.5
 PRUNE_BAR = 1
 # The default spec plays out at most this many actions (0: all): see SearchAgent's ``top``.
 TOP = 0
-# The default guide network (SearchAgent's ``guide``): ``auto``, the network packaged for the
-# rules (paohuzi_env/networks/) where there is one. An action is a candidate when the guide gives
+# The default guide network (SearchAgent's ``guide``): ``auto``, the preset's default zoo network
+# (paohuzi_env/zoo/) where there is one. An action is a candidate when the guide gives
 # it at least GUIDE_P.
 GUIDE = "auto"
 GUIDE_P = 0.1
@@ -416,8 +416,9 @@ def _set_rng_state(rng: np.random.Generator, t: tuple[int, int, int, int, int, i
 
 
 def _spec_network(value: Any, rules: Rules) -> Any:
-    """The :class:`~paohuzi_env.agents.network.Network` that ``value`` names (``checkpoint:PATH``
-    or a loaded network, checked against ``rules``), or None for anything else."""
+    """The :class:`~paohuzi_env.agents.network.Network` that ``value`` names (``checkpoint:PATH``,
+    ``zoo:NAME`` or a loaded network, checked against ``rules``), or None for anything else."""
+    from . import zoo
     from .network import Network, load_network
 
     if isinstance(value, Network):
@@ -425,7 +426,8 @@ def _spec_network(value: Any, rules: Rules) -> Any:
         return value
     if isinstance(value, str) and value.startswith(NETWORK_ROLLOUT):
         return load_network(value[len(NETWORK_ROLLOUT):], rules)
-    return None
+    path = zoo.resolve(value) if isinstance(value, str) else None
+    return None if path is None else load_network(path, rules)
 
 
 def _rollout_args(rollout: Any, rules: Rules) -> tuple[str, Any]:
@@ -450,8 +452,8 @@ def _guide_network(guide: Any, rules: Rules) -> Any:
     net = _spec_network(guide, rules)
     if net is not None:
         return net
-    raise ValueError(f"guide must be one of {', '.join(GUIDES)} or {NETWORK_ROLLOUT}PATH, "
-                     f"got {guide!r}")
+    raise ValueError(f"guide must be one of {', '.join(GUIDES)}, {NETWORK_ROLLOUT}PATH or "
+                     f"zoo:NAME, got {guide!r}")
 
 
 def _guide_args(guide: Any, rules: Rules) -> Any:
@@ -642,10 +644,11 @@ class SearchAgent(Agent):
             the bot's own value of each; 0 every legal action (the reference). Default ``TOP``
             for ``impl=core``, 0 for ``impl=python``; compiled search only.
         threads: threads for the playouts (compiled search only; decisions do not depend on it).
-        guide: ``auto`` (default: the network packaged for ``rules``,
+        guide: ``auto`` (default: the preset's default zoo network,
             :func:`paohuzi_env.agents.network.packaged_guide`: huaihua's and yongzhou's networks
             of generation 3; none under the other presets),
-            ``none``, ``checkpoint:PATH`` (a ``.safetensors`` policy, as for ``rollout``) or a
+            ``none``, ``checkpoint:PATH`` (a ``.safetensors`` policy, as for ``rollout``),
+            ``zoo:NAME`` (:mod:`paohuzi_env.agents.zoo`) or a
             loaded :class:`~paohuzi_env.agents.network.Network`. Its argmax is the choice kept
             unless a candidate clears the bar, and only the candidates are played out (see the
             module docstring). Compiled search only (``auto`` means none for ``impl=python``);

@@ -1,7 +1,8 @@
 """The ``paohuzi`` command: ``score`` (evaluate a holding, or say why it cannot win), ``play``
 (the terminal game), ``replay`` (a record as text or as an HTML page), ``review`` (the value of
 every legal action at every decision of a seat: :mod:`paohuzi_env.apps.review`), ``serve`` (the
-browser table) and ``play-random``.
+browser table), ``zoo`` (the trained networks shipped with the package: :mod:`paohuzi_env.agents.zoo`)
+and ``play-random``.
 
 Examples::
 
@@ -9,6 +10,7 @@ Examples::
     paohuzi replay paohuzi-records/hand-0-001.json --html hand.html
     paohuzi review paohuzi-records/hand-0-001.json --seat 0 --html review.html
     paohuzi serve --port 8000 --opponents expert expert
+    paohuzi zoo huaihua
 """
 
 from __future__ import annotations
@@ -201,7 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_score)
     pl = sub.add_parser("play", help="play against two bots in the terminal")
     pl.add_argument("--opponents", nargs=2, default=["expert", "expert"],
-                    metavar=("NEXT", "PREV"), help="bot specs (random, greedy, expert, checkpoint:PATH)")
+                    metavar=("NEXT", "PREV"),
+                    help="agent specs (random, greedy, expert, search, zoo:NAME, network:PATH, "
+                         "checkpoint:PATH)")
     pl.add_argument("--rules", default="huaihua", help=f"preset: {', '.join(preset_names())}")
     pl.add_argument("--trust-checkpoint", action="store_true", help=TRUST_HELP)
     pl.add_argument("--seed", type=int, default=0)
@@ -224,7 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "paohuzi-eval --save-records")
     rv.add_argument("--seat", type=int, required=True, help="the reviewed seat: 0, 1 or 2")
     rv.add_argument("--agent", metavar="SPEC", default=None,
-                    help="network:PATH or checkpoint:PATH: its probabilities beside the values")
+                    help="network:PATH, zoo:NAME or checkpoint:PATH: its probabilities beside the "
+                         "values")
     rv.add_argument("--analyser", metavar="SPEC", default=None,
                     help="the search that values the actions (default: a setting stronger than the "
                          "default search; docs/review.md)")
@@ -238,7 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--host", default="127.0.0.1",
                     help="address to bind (default 127.0.0.1: this machine only)")
     sv.add_argument("--opponents", nargs=2, default=["expert", "expert"], metavar=("NEXT", "PREV"),
-                    help="bot specs (random, greedy, expert, checkpoint:PATH)")
+                    help="agent specs (random, greedy, expert, search, zoo:NAME, network:PATH, "
+                         "checkpoint:PATH)")
     sv.add_argument("--rules", default="huaihua", help=f"preset: {', '.join(preset_names())}")
     sv.add_argument("--trust-checkpoint", action="store_true", help=TRUST_HELP)
     sv.add_argument("--max-tables", type=int, default=64, metavar="N",
@@ -248,6 +254,16 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--max-body", type=int, default=4096, metavar="BYTES",
                     help="largest request body accepted; larger ones get 413 (default 4096)")
     sv.set_defaults(func=cmd_serve)
+    z = sub.add_parser("zoo", help="the trained networks shipped with the package, with their cards "
+                                   "(docs/zoo.md)")
+    z.add_argument("name", nargs="?", default=None,
+                   help="an entry: a preset (its strongest network) or PRESET/ENTRY; "
+                        "default: list them all")
+    z.add_argument("--json", action="store_true",
+                   help="print as JSON: the card, or every entry with its card")
+    z.add_argument("--markdown", action="store_true",
+                   help="print as Markdown: the card's section, or the whole of docs/zoo.md")
+    z.set_defaults(func=cmd_zoo)
     r = sub.add_parser("play-random", help="play one hand with random legal moves and print it")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--rules", default="huaihua", help=f"preset: {', '.join(preset_names())}")
@@ -329,13 +345,39 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         from .serve import run
     except ImportError as e:
-        raise ValueError(f"paohuzi serve needs the serve extra (pip install 'paohuzi-env[serve]'): "
+        raise ValueError(f"paohuzi serve needs the serve extra (pip install -e '.[serve]' in a clone): "
                          f"{e}") from None
     if not 0 < args.port < 65536:
         raise ValueError(f"--port must be 1..65535, got {args.port}")
     _trust_checkpoints(args)
     run(host=args.host, port=args.port, opponents=tuple(args.opponents), rules=args.rules,
         max_tables=args.max_tables, idle_timeout=args.idle_timeout, max_body=args.max_body)
+    return 0
+
+
+def cmd_zoo(args: argparse.Namespace) -> int:
+    """``paohuzi zoo [NAME] [--json | --markdown]``: list the zoo's entries, or print one card.
+
+    Raises:
+        ValueError: an unknown name (listing the known ones), or both --json and --markdown.
+    """
+    from ..agents import zoo
+
+    if args.json and args.markdown:
+        raise ValueError("--json and --markdown are two formats: give one")
+    if args.name is not None:
+        if args.json:
+            print(json.dumps(zoo.card(args.name), indent=1, ensure_ascii=False))
+        else:
+            print(zoo.card_markdown(args.name), end="")
+        return 0
+    if args.json:
+        rows = [{**r, "card": zoo.card(r["name"])} for r in zoo.entries()]
+        print(json.dumps(rows, indent=1, ensure_ascii=False))
+    elif args.markdown:
+        print(zoo.page(), end="")
+    else:
+        print(zoo.listing(), end="")
     return 0
 
 

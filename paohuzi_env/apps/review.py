@@ -7,7 +7,7 @@ drawn from what the seat may know, so the hidden cards of that moment are never 
 every legal action out over the same sampled worlds and gives its mean points for seat ``K`` and
 the standard error of that mean. The review marks the action taken and the best one (the
 highest mean), and the loss, best minus taken (≥ 0, in points for the seat). With ``agent``
-(``network:PATH`` or ``checkpoint:PATH``) it adds that network's probabilities of the legal
+(``network:PATH``, ``zoo:NAME`` or ``checkpoint:PATH``) it adds that network's probabilities of the legal
 actions beside the values.
 
 The default analyser, :data:`ANALYSER`, is ``search:guide=none,prune=0,z=0,samples=256,
@@ -115,8 +115,8 @@ def review(record: Mapping[str, Any], seat: int, *, agent: str | None = None,
     Args:
         record: a hand record (``rules``, ``deck``, ``dealer``, ``actions``).
         seat: the reviewed seat, 0, 1 or 2.
-        agent: ``network:PATH`` or ``checkpoint:PATH``: add its probabilities of the legal
-            actions (any agent spec with a ``probabilities(view)`` method).
+        agent: ``network:PATH``, ``zoo:NAME`` or ``checkpoint:PATH``: add its probabilities of the
+            legal actions (any agent spec with a ``probabilities(view)`` method).
         analyser: the search that values the actions (:data:`ANALYSER`).
         seed: the analyser's worlds at decision ``i`` of the hand come from
             ``SeedSequence([seed, i])``.
@@ -140,8 +140,9 @@ def review(record: Mapping[str, Any], seat: int, *, agent: str | None = None,
     scorer = None
     if agent is not None:
         prefix = agent.partition(":")[0]
-        if prefix not in ("network", "checkpoint"):
-            raise ValueError(f"--agent must be network:PATH or checkpoint:PATH, got {agent!r}")
+        if prefix not in ("network", "checkpoint", "zoo"):
+            raise ValueError(f"--agent must be network:PATH, zoo:NAME or checkpoint:PATH, "
+                             f"got {agent!r}")
         scorer = make_agent(agent, seed=0, rules=rules)
         if getattr(scorer, "probabilities", None) is None:
             raise ValueError(f"agent {agent!r} gives no action probabilities")

@@ -53,7 +53,7 @@ class Bot:
 
 
 _BOTS: dict[str, Bot] = {}
-RESERVED = ("search", "network")
+RESERVED = ("search", "network", "zoo")
 """Spec names that are agents, not bots (:mod:`paohuzi_env.agents`)."""
 
 
