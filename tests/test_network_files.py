@@ -79,9 +79,9 @@ COMMITTED = {
         (12, 600894, "18b02736e7ac7184382c7a19de222283bddc0d3f1c01757ae8b3357b57043903"),
     "paohuzi_env/networks/chance-huaihua.safetensors":
         (10, 192259, "bb96af469fc28860410f94a74a02eb922725aca0bf825031f64d56049b2dd57b"),
-    "paohuzi_env/networks/huaihua.safetensors":
+    "paohuzi_env/zoo/huaihua/gen3-r4-oracle/network.safetensors":
         (12, 3411133, "373c28562e8f92fbd57c1ac30bf6f236f8d9ad95b95b94809226e3397956617d"),
-    "paohuzi_env/networks/yongzhou.safetensors":
+    "paohuzi_env/zoo/yongzhou/gen3-r2/network.safetensors":
         (12, 1509565, "7a205c97fafee67cdce0576f472dc5bb2b0a834e7de3f652d3e36b2eb78f19f5"),
 }
 
@@ -115,7 +115,8 @@ def test_each_committed_network_reads_to_the_same_tensors(name):
 
 def test_every_network_file_in_the_tree_reads():
     files = sorted((ROOT / "checkpoints").rglob("*.safetensors")) + sorted(
-        (ROOT / "paohuzi_env" / "networks").glob("*.safetensors"))
+        (ROOT / "paohuzi_env" / "networks").glob("*.safetensors")) + sorted(
+        (ROOT / "paohuzi_env" / "zoo").rglob("*.safetensors"))
     assert {str(f.relative_to(ROOT)) for f in files} >= {n for n in COMMITTED if (ROOT / n).is_file()}
     for f in files:
         assert read_safetensors(f), f
@@ -123,7 +124,7 @@ def test_every_network_file_in_the_tree_reads():
 
 def test_reading_needs_no_torch():
     code = ("import sys\nfrom paohuzi_env.agents.network import read_safetensors\n"
-            "t = read_safetensors('paohuzi_env/networks/huaihua.safetensors')\n"
+            "t = read_safetensors('paohuzi_env/zoo/huaihua/gen3-r4-oracle/network.safetensors')\n"
             "assert t and 'torch' not in sys.modules, sorted(m for m in sys.modules if 'torch' in m)\n")
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
