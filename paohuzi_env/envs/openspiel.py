@@ -238,6 +238,8 @@ class PaohuziGame(pyspiel.Game):
 
 
 _DEALER_DRAWN = -1
+_START = -1
+"""The waiting "action" of a complete deal whose start draws from the wall (see ``_settle``)."""
 
 
 class PaohuziState(pyspiel.State):
@@ -361,22 +363,25 @@ class PaohuziState(pyspiel.State):
         self._deck.append(int(kind))
         self._left[kind] -= 1
         if self._g is None and len(self._deck) == DEALT:
-            # The deal is complete: the core's hand, with the undrawn wall in kind order (no rule
-            # reads its order before a draw; each draw's chance node fixes its card first).
-            rest = [k for k, c in enumerate(self._left) for _ in range(c)]
-            assert self._dealer is not None
-            self._g = fast.Game(self._rules, deck=self._deck + rest, dealer=self._dealer)
-            assert self._g.wall_pos == DEALT  # the start draws nothing (R-START)
-        elif self._pending is not None:
+            self._pending = _START  # the deal is complete: start the hand
+        if self._pending is not None:
             self._settle()
 
     def _settle(self) -> None:
-        """Apply the waiting action if every wall card it draws is fixed; else keep it waiting
-        (the state is then a chance node for the next wall card)."""
-        g = self._g
-        assert g is not None and self._pending is not None
-        trial = g.clone()
-        trial.step(self._pending)
+        """Apply the waiting action (or start the hand) if every wall card it draws is fixed;
+        else keep it waiting: the state is then a chance node for the next wall card."""
+        assert self._pending is not None
+        if self._pending == _START:
+            # The undrawn wall in kind order: no rule reads its order before a draw, and each
+            # draw's chance node fixes its card first. The start draws when the dealer owes no
+            # discard (two 提 at the deal, R-GROUP-3).
+            rest = [k for k, c in enumerate(self._left) for _ in range(c)]
+            assert self._dealer is not None
+            trial = fast.Game(self._rules, deck=self._deck + rest, dealer=self._dealer)
+        else:
+            assert self._g is not None
+            trial = self._g.clone()
+            trial.step(self._pending)
         if trial.wall_pos <= len(self._deck):
             self._g = trial
             self._pending = None
