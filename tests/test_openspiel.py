@@ -358,3 +358,23 @@ def test_openspiel_spec_errors():
         make_agent("openspiel:ismcts:sims=many")
     with pytest.raises(ValueError, match="rollout must be one of"):
         make_agent("openspiel:ismcts:rollout=search")
+
+
+def test_nfsp_example_in_miniature():
+    pytest.importorskip("torch")
+    pytest.importorskip("tree")  # dm-tree, which OpenSpiel's PyTorch NFSP imports
+    from paohuzi_training.examples.nfsp_openspiel import OPPONENTS, train
+
+    seen = train(steps=400, seed=0, log=lambda *_: None, deals=1, min_buffer=8, batch=8)
+    assert seen["steps"] >= 400 and seen["hands"] >= 1
+    assert any(sl is not None for sl, _ in seen["losses"])  # the average policies learned
+    for opponent in OPPONENTS:
+        assert np.isfinite(seen[f"vs_{opponent}"])
+
+
+def test_bench_openspiel_prints_the_ratio(capsys):
+    from paohuzi_env.dev import bench_openspiel
+
+    bench_openspiel.main(["--seconds", "0.3"])
+    out = capsys.readouterr().out
+    assert "pyspiel steps at" in out and "x the wrapped AEC env" in out

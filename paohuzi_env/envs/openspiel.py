@@ -80,9 +80,9 @@ from ..game.engine import WANG_PENALTY
 from ..game.rules import Rules, get_rules, preset_names
 
 __all__ = [
-    "GAME_NAME", "OPENSPIEL_BOTS", "AgentBot", "OpenSpielAgent", "PaohuziGame", "PaohuziState", "game_from_hand",
-    "load_openspiel_agent", "make_bot", "make_openspiel_bot", "sample_state", "utility_bounds",
-    "max_game_length", "state_from_course",
+    "GAME_NAME", "OPENSPIEL_BOTS", "AgentBot", "OpenSpielAgent", "PaohuziGame", "PaohuziState",
+    "game_from_hand", "load_openspiel_agent", "make_bot", "make_openspiel_bot", "max_game_length",
+    "sample_state", "state_from_course", "utility_bounds",
 ]
 
 GAME_NAME = "python_paohuzi"
@@ -195,7 +195,8 @@ class PaohuziGame(pyspiel.Game):
             raise _error(f"{GAME_NAME}: reward must be one of {REWARD_MODES}, got {reward!r}")
         dealer = params.get("dealer", _DEALER_DRAWN)
         if isinstance(dealer, bool) or not isinstance(dealer, int) or dealer not in (-1, 0, 1, 2):
-            raise _error(f"{GAME_NAME}: dealer must be -1 (drawn by chance) or a seat 0, 1, 2, got {dealer!r}")
+            raise _error(f"{GAME_NAME}: dealer must be -1 (drawn by chance) or a seat 0, 1, 2, "
+                         f"got {dealer!r}")
         if not fast.available():
             raise _error(f"{GAME_NAME} drives the compiled core, which is not available: "
                          f"{fast.unavailable_reason()}")
@@ -610,7 +611,8 @@ _ROLLOUTS = ("expert", "greedy", "random")
 def _parse_bot(arg: str) -> tuple[str, dict[str, Any]]:
     name, _, rest = arg.partition(":")
     if name not in OPENSPIEL_BOTS:
-        raise ValueError(f"openspiel:{arg}: unknown OpenSpiel bot {name!r}; valid: {', '.join(OPENSPIEL_BOTS)}")
+        raise ValueError(f"openspiel:{arg}: unknown OpenSpiel bot {name!r}; "
+                         f"valid: {', '.join(OPENSPIEL_BOTS)}")
     opts = dict(_BOT_OPTIONS[name])
     for item in filter(None, rest.split(",")):
         key, eq, value = item.partition("=")
