@@ -378,3 +378,33 @@ def test_bench_openspiel_prints_the_ratio(capsys):
     bench_openspiel.main(["--seconds", "0.3"])
     out = capsys.readouterr().out
     assert "pyspiel steps at" in out and "x the wrapped AEC env" in out
+
+
+class _Recorder(pyspiel.Bot):
+    """A bot that plays ``inner`` and records the cards dealt when it first acts."""
+
+    def __init__(self, inner, seen):
+        pyspiel.Bot.__init__(self)
+        self.inner, self.seen = inner, seen
+
+    def step(self, state):
+        self.seen.append(tuple(state.deck[:61]))
+        return self.inner.step(state)
+
+    def restart_at(self, state):
+        pass
+
+
+def test_openspiel_eval_rotations_share_the_deal():
+    from paohuzi_env.dev.openspiel_eval import evaluate
+
+    game = _load("huaihua")
+    decks = []
+    for seat in range(3):
+        seen: list = []
+        bots = [_Recorder(osp.make_bot("expert" if s == seat else "greedy", s), seen) for s in range(3)]
+        pyspiel.evaluate_bots(game.new_initial_state(), bots, 12345)
+        decks.append(seen[0])
+    assert decks[0] == decks[1] == decks[2]
+    mean, half, per_deal = evaluate("expert", "greedy", 3, 0)
+    assert len(per_deal) == 3 and mean == pytest.approx(np.mean(per_deal)) and half > 0
