@@ -182,7 +182,10 @@ def test_chance_model():
     assert draws > 0
 
 
-def test_clone_is_independent_and_does_not_replay():
+def test_clone_is_independent_and_does_not_replay(monkeypatch):
+    def no_replay(*args, **kwargs):
+        raise AssertionError("clone() replayed the hand")
+
     game = _load("huaihua")
     rng = np.random.default_rng(11)
     state = game.new_initial_state()
@@ -193,6 +196,8 @@ def test_clone_is_independent_and_does_not_replay():
         else:
             state.apply_action(int(rng.choice(state.legal_actions())))
     before = (state.history(), str(state), state.observation_tensor(0))
+    monkeypatch.setattr(fast.Game, "replay", no_replay)  # the hand is copied, never rebuilt
+    monkeypatch.setattr(fast.Game, "__init__", no_replay)
     copy = state.clone()
     assert copy.hand is not state.hand
     assert copy.history() == before[0] and str(copy) == before[1]

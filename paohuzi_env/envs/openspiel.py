@@ -200,7 +200,7 @@ class PaohuziGame(pyspiel.Game):
         if not fast.available():
             raise _error(f"{GAME_NAME} drives the compiled core, which is not available: "
                          f"{fast.unavailable_reason()}")
-        self.rules: Rules = get_rules(name)
+        self.rules: Rules = _preset(name)
         self.reward_mode: str = reward
         self.fixed_dealer: int | None = None if dealer == -1 else dealer
         self.num_cards = NUM_KINDS * COPIES + self.rules.wang
@@ -239,6 +239,16 @@ class PaohuziGame(pyspiel.Game):
 
 
 _DEALER_DRAWN = -1
+_PRESETS: dict[str, Rules] = {}
+
+
+def _preset(name: str) -> Rules:
+    """The preset's Rules, made once."""
+    rules = _PRESETS.get(name)
+    if rules is None:
+        rules = _PRESETS[name] = get_rules(name)
+    return rules
+
 _START = -1
 """The waiting "action" of a complete deal whose start draws from the wall (see ``_settle``)."""
 
@@ -247,28 +257,25 @@ class PaohuziState(pyspiel.State):
     """A hand in progress: the chance outcomes so far, the compiled core's hand and, while a
     player's action waits for the wall cards it will draw, that action."""
 
+    # pyspiel's clone() deep-copies the instance's __dict__ (and the C++ part as it is): the
+    # fields are kept cheap to copy — the rules by preset name (Rules are looked up, not copied),
+    # the cards as bytes, the moves as tuples — and the core's hand copies itself (Game.clone,
+    # no replay).
     def __init__(self, game: PaohuziGame) -> None:
         super().__init__(game)
-        self._rules: Rules = game.rules
+        self._rules_name: str = game.rules.name
         self._mode: str = game.reward_mode
         self._n: int = game.num_cards
         self._dealer: int | None = game.fixed_dealer
-        self._deck: list[int] = []
-        self._left: list[int] = [COPIES] * NUM_KINDS + [self._rules.wang]
+        self._deck: bytes = b""
+        self._left: bytes = bytes([COPIES] * NUM_KINDS + [game.rules.wang])
         self._g: fast.Game | None = None
         self._pending: int | None = None
-        self._own: list[list[int]] = [[], [], []]
+        self._own: tuple[tuple[int, ...], ...] = ((), (), ())
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> PaohuziState:
-        # pyspiel's clone() copies the Python part with deepcopy: copy the fields, and the core's
-        # hand with its own clone (no replay).
-        c = type(self).__new__(type(self))
-        c.__dict__.update(self.__dict__)
-        c._deck = list(self._deck)
-        c._left = list(self._left)
-        c._own = [list(x) for x in self._own]
-        c._g = None if self._g is None else self._g.clone()
-        return c
+    @property
+    def _rules(self) -> Rules:
+        return _preset(self._rules_name)
 
     # ------------------------------------------------------------------ where the hand is
 
@@ -348,7 +355,10 @@ class PaohuziState(pyspiel.State):
                 names = ", ".join(f"{a} ({action_name(a, d)})" for a in legal)
                 raise _error(f"action {action} is not legal for seat {self._g.current_player} at "
                              f"this {d} decision; legal: {names}")
-            self._own[int(self._g.current_player)].append(int(action))  # type: ignore[arg-type]
+            seat = int(self._g.current_player)  # type: ignore[arg-type]
+            own = list(self._own)
+            own[seat] = (*own[seat], int(action))
+            self._own = tuple(own)
             self._pending = int(action)
             self._settle()
         else:
@@ -361,8 +371,10 @@ class PaohuziState(pyspiel.State):
         pos = len(self._deck)
         if self._g is not None:
             self._g.put_on_wall(pos, kind)
-        self._deck.append(int(kind))
-        self._left[kind] -= 1
+        self._deck += bytes((kind,))
+        left = bytearray(self._left)
+        left[kind] -= 1
+        self._left = bytes(left)
         if self._g is None and len(self._deck) == DEALT:
             self._pending = _START  # the deal is complete: start the hand
         if self._pending is not None:
@@ -378,7 +390,7 @@ class PaohuziState(pyspiel.State):
             # discard (two 提 at the deal, R-GROUP-3).
             rest = [k for k, c in enumerate(self._left) for _ in range(c)]
             assert self._dealer is not None
-            trial = fast.Game(self._rules, deck=self._deck + rest, dealer=self._dealer)
+            trial = fast.Game(self._rules, deck=[*self._deck, *rest], dealer=self._dealer)
         else:
             assert self._g is not None
             trial = self._g.clone()
@@ -658,7 +670,7 @@ class _PlayoutEvaluator:
         assert g is not None
         g = g.clone()
         pos = len(state._deck)
-        rest = np.repeat(np.arange(NUM_TYPES), state._left)
+        rest = np.repeat(np.arange(NUM_TYPES), list(state._left))
         for i, k in enumerate(self.rng.permutation(rest)):
             g.put_on_wall(pos + i, int(k))
         if state._pending is not None:
