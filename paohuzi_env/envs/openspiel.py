@@ -366,8 +366,8 @@ class PaohuziState(pyspiel.State):
 
     def _take_card(self, kind: int) -> None:
         if not 0 <= kind < NUM_TYPES or not self._left[kind]:
-            left = [k for k, c in enumerate(self._left) if c]
-            raise _error(f"chance outcome {kind} is no card left to deal or draw; left: {left}")
+            kinds = [k for k, c in enumerate(self._left) if c]
+            raise _error(f"chance outcome {kind} is no card left to deal or draw; left: {kinds}")
         pos = len(self._deck)
         if self._g is not None:
             self._g.put_on_wall(pos, kind)
