@@ -53,6 +53,7 @@ preset or reward mode, a bad dealer, an illegal action or chance outcome.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -70,7 +71,7 @@ from ..agents import decide, make_agent
 from ..agents.search import _knowledge, _sample_deck, _world
 from ..backends import fast
 from ..bots.base import Agent
-from ..display.render import render_text
+from ..display.render import event_text, render_text
 from ..encode.observation import obs_size
 from ..encode.rewards import REWARD_MODES, reward_of
 from ..game.actions import NUM_ACTIONS, action_name
@@ -434,13 +435,23 @@ class PaohuziState(pyspiel.State):
 # ---------------------------------------------------------------------------- observations
 
 
+_NAMES = tuple("王" if k == WANG else fmt([k]) for k in range(NUM_TYPES))
+"""Each card kind's character (the 王 included), for the strings built at every query."""
+
+
+def _cards(kinds: Any) -> str:
+    return " ".join(_NAMES[k] for k in kinds)
+
+
+@functools.lru_cache(maxsize=8192)
+def _event_text(event: tuple[Any, ...]) -> str:
+    return event_text(event) or ""
+
+
 def _closed_text(g: fast.Game, seat: int) -> str:
-    v = g.view(seat)
-    parts = [f"{label} {fmt(sorted(kinds))}" for label, kinds in (
-        ("臭", v.chou), ("不能吃", v.chi_closed), ("弃碰", v.declined_peng), ("不能胡", v.hu_blocked))
-        if kinds and label != "不能胡"]
-    if v.hu_blocked:
-        parts.append("不能胡 " + " ".join("王" if k == WANG else fmt([k]) for k in sorted(v.hu_blocked)))
+    chou, chi_closed, declined, blocked = g.kind_sets(seat)
+    parts = [f"{label} {_cards(sorted(kinds))}" for label, kinds in (
+        ("臭", chou), ("不能吃", chi_closed), ("弃碰", declined), ("不能胡", blocked)) if kinds]
     return "  ".join(parts)
 
 
@@ -454,20 +465,14 @@ def _observation_string(state: PaohuziState, seat: int) -> str:
 
 
 def _information_state_string(state: PaohuziState, seat: int) -> str:
-    from ..display.render import event_text
-
     g = state._g
-    if g is None:
+    if g is None or state._dealer is None:
         return _observation_string(state, seat)
-    regions = {state._dealer: range(0, 21)}
-    assert state._dealer is not None
-    regions[(state._dealer + 1) % 3] = range(21, 41)
-    regions[(state._dealer + 2) % 3] = range(41, 61)
-    dealt = sorted(state._deck[p] for p in regions[seat])
-    dealt_text = " ".join("王" if k == WANG else fmt([k]) for k in dealt)
-    course = "; ".join(t for t in (event_text(e) for e in g.events) if t)
+    first = (0, 21, 41)[(seat - state._dealer) % 3]  # R-DEAL-1: dealer 0-20, next 21-40, prev 41-60
+    dealt = sorted(state._deck[first:first + (21 if first == 0 else 20)])
+    course = "; ".join(filter(None, map(_event_text, map(tuple, g.events))))
     own = " ".join(map(str, state._own[seat]))
-    return (f"{_observation_string(state, seat)}\n起手 {dealt_text}\n"
+    return (f"{_observation_string(state, seat)}\n起手 {_cards(dealt)}\n"
             f"过程 {course}\n我的动作 {own}")
 
 
