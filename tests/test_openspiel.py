@@ -413,3 +413,23 @@ def test_openspiel_eval_rotations_share_the_deal():
     assert decks[0] == decks[1] == decks[2]
     mean, half, per_deal = evaluate("expert", "greedy", 3, 0)
     assert len(per_deal) == 3 and mean == pytest.approx(np.mean(per_deal)) and half > 0
+
+
+def test_ismcts_without_a_resampler_uses_the_state_s_own():
+    from open_spiel.python.algorithms import ismcts
+
+    game = _load("huaihua")
+    rng = np.random.default_rng(8)
+    state = game.new_initial_state()
+    while state.is_chance_node() or len(state.legal_actions()) < 2:
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(state.legal_actions()[0])
+    p = state.current_player()
+    other = state.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+    assert other.information_state_string(p) == state.information_state_string(p)
+    bot = ismcts.ISMCTSBot(game, osp._PlayoutEvaluator("expert", rng), 2.0, 8,
+                           random_state=np.random.RandomState(0))
+    assert bot.step(state) in state.legal_actions()
