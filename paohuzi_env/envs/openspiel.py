@@ -240,6 +240,8 @@ class PaohuziGame(pyspiel.Game):
 
 
 _DEALER_DRAWN = -1
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _PRESETS: dict[str, Rules] = {}
 
 
@@ -273,6 +275,7 @@ class PaohuziState(pyspiel.State):
         self._g: fast.Game | None = None
         self._pending: int | None = None
         self._own: tuple[tuple[int, ...], ...] = ((), (), ())
+        self._cur: int = self._player()
 
     @property
     def _rules(self) -> Rules:
@@ -306,8 +309,7 @@ class PaohuziState(pyspiel.State):
         assert self._g is not None
         return "over" if self._g.done else "play"
 
-    def current_player(self) -> int:
-        """The seat to act, ``pyspiel.PlayerId.CHANCE`` or ``pyspiel.PlayerId.TERMINAL``."""
+    def _player(self) -> int:
         phase = self._phase()
         if phase == "play":
             assert self._g is not None
@@ -315,32 +317,40 @@ class PaohuziState(pyspiel.State):
             assert seat is not None
             return int(seat)
         if phase == "over":
-            return pyspiel.PlayerId.TERMINAL
-        return pyspiel.PlayerId.CHANCE
+            return _TERMINAL
+        return _CHANCE
+
+    def current_player(self) -> int:
+        """The seat to act, ``pyspiel.PlayerId.CHANCE`` or ``pyspiel.PlayerId.TERMINAL`` (kept
+        from the last action: pyspiel asks several times a step)."""
+        return self._cur
 
     def is_terminal(self) -> bool:
         """The hand is over (no action waits for a draw)."""
-        return self._phase() == "over"
+        return self._cur == _TERMINAL
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """``(kind, copies left / cards left)`` for a card; ``(seat, 1/3)`` for the dealer."""
-        phase = self._phase()
-        if phase == "dealer":
-            return [(s, 1.0 / NUM_PLAYERS) for s in range(NUM_PLAYERS)]
-        if phase not in ("deal", "draw"):
+        if self._cur != _CHANCE:
             return []
+        if self._dealer is None:
+            return [(s, 1.0 / NUM_PLAYERS) for s in range(NUM_PLAYERS)]
         total = self._n - len(self._deck)
         return [(k, c / total) for k, c in enumerate(self._left) if c]
 
     def _legal_actions(self, player: int) -> list[int]:
-        if player == pyspiel.PlayerId.CHANCE:
+        if player == _CHANCE:
             return [a for a, _ in self.chance_outcomes()]
-        if self._phase() != "play" or player != self.current_player():
+        if player != self._cur or self._cur < 0:
             return []
         assert self._g is not None
         return list(self._g.legal_actions())
 
     def _apply_action(self, action: int) -> None:
+        self._do(action)
+        self._cur = self._player()
+
+    def _do(self, action: int) -> None:
         phase = self._phase()
         if phase == "dealer":
             if action not in (0, 1, 2):
