@@ -433,3 +433,24 @@ def test_ismcts_without_a_resampler_uses_the_state_s_own():
     bot = ismcts.ISMCTSBot(game, osp._PlayoutEvaluator("expert", rng), 2.0, 8,
                            random_state=np.random.RandomState(0))
     assert bot.step(state) in state.legal_actions()
+
+
+def test_put_on_wall_and_pickling_of_the_core_hand():
+    import pickle
+
+    g = fast.Game("huaihua", seed=21)
+    pos = g.wall_pos
+    kind = g.deck[-1]
+    g.put_on_wall(pos, kind)
+    assert g.deck[pos] == kind and sorted(g.deck) == sorted(fast.Game("huaihua", seed=21).deck)
+    with pytest.raises(ValueError, match="not an undrawn wall position"):
+        g.put_on_wall(pos - 1, kind)
+    with pytest.raises(ValueError, match="not an undrawn wall position"):
+        g.put_on_wall(g.num_cards, kind)
+    dealt_out = next(k for k in range(20) if k not in g.deck[pos:])
+    with pytest.raises(ValueError, match="no card of kind"):
+        g.put_on_wall(pos, dealt_out)
+    while not g.done:
+        g.step(g.expert_action())
+        back = pickle.loads(pickle.dumps(g))
+        assert back.record() == g.record() and back.done == g.done
