@@ -274,6 +274,8 @@ def test_bad_input_raises_spiel_errors():
         outcomes, probs = zip(*state.chance_outcomes())
         state.apply_action(int(rng.choice(outcomes, p=probs)))
     assert not state.is_terminal()
+    with pytest.raises(pyspiel.SpielError, match="an action is an id 0..60"):
+        state.action_to_string(state.current_player(), 999)
     illegal = next(a for a in range(NUM_ACTIONS) if a not in state.legal_actions())
     with pytest.raises(pyspiel.SpielError, match="legal: "):
         state.apply_action(illegal)

@@ -411,11 +411,16 @@ class PaohuziState(pyspiel.State):
             self._pending = None
 
     def _action_to_string(self, player: int, action: int) -> str:
-        if player == pyspiel.PlayerId.CHANCE:
+        if player == _CHANCE:
             if self._dealer is None:
+                if action not in (0, 1, 2):
+                    raise _error(f"the dealer chance node's outcomes are the seats 0, 1, 2; got {action}")
                 return f"庄家 座{action}"
-            card = "王" if action == WANG else fmt([action])
-            return f"发 {card}" if len(self._deck) < DEALT else f"摸 {card}"
+            if not 0 <= action < NUM_TYPES:
+                raise _error(f"a card outcome is a kind 0..{NUM_TYPES - 1}, got {action}")
+            return f"发 {_NAMES[action]}" if len(self._deck) < DEALT else f"摸 {_NAMES[action]}"
+        if not 0 <= action < NUM_ACTIONS:
+            raise _error(f"an action is an id 0..{NUM_ACTIONS - 1}, got {action}")
         decision = self._g.decision if self._g is not None and self._pending is None else None
         return action_name(action, decision)
 
