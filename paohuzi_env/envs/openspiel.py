@@ -29,14 +29,15 @@ in an arbitrary order that no rule reads before a draw; each wall chance outcome
 on the wall position about to be drawn (:meth:`~paohuzi_env.backends.fast.Game.put_on_wall`).
 Whether an action leads to a draw is found by stepping a copy: if it draws past the fixed part of
 the wall, the action waits, the state becomes a chance node for the next card, and the action is
-applied once enough of the wall is fixed.
+applied once enough of the wall is fixed. The completed deal waits the same way when the start
+itself draws (a dealer with two 提 owes no discard, R-GROUP-3).
 
 **Observations.** ``observation_tensor(p)`` and ``information_state_tensor(p)`` are the AEC env's
 observation of seat ``p`` (``paohuzi-obs-v1``, 763 floats; ``paohuzi-obs-v2``, 771, under
 ``yongzhou``); all zeros until the deal is complete. ``observation_string(p)`` is the table as
 ``p`` sees it (:func:`paohuzi_env.display.render.render_text`, plus the seat's closed kinds);
-``information_state_string(p)`` adds the seat's own moves and the public course of the hand
-(the engine's events), so it is perfect recall; the tensor is the observation, not a
+``information_state_string(p)`` adds the seat's dealt cards, the public course of the hand
+(the engine's events) and the seat's own moves, so it is perfect recall; the tensor is the observation, not a
 perfect-recall encoding (the observation summarises the course, as the env's does).
 
 **Bots both ways.** :func:`make_bot` wraps any agent spec of this project
