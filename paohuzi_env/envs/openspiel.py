@@ -30,7 +30,7 @@ on the wall position about to be drawn (:meth:`~paohuzi_env.backends.fast.Game.p
 Whether an action leads to a draw is found by stepping a copy: if it draws past the fixed part of
 the wall, the action waits, the state becomes a chance node for the next card, and the action is
 applied once enough of the wall is fixed. The completed deal waits the same way when the start
-itself draws (a dealer with two 提 owes no discard, R-GROUP-3).
+itself draws (a dealer with two 提 at the deal owes no discard, R-START-4).
 
 **Observations.** ``observation_tensor(p)`` and ``information_state_tensor(p)`` are the AEC env's
 observation of seat ``p`` (``paohuzi-obs-v1``, 763 floats; ``paohuzi-obs-v2``, 771, under
@@ -399,7 +399,7 @@ class PaohuziState(pyspiel.State):
         if self._pending == _START:
             # The undrawn wall in kind order: no rule reads its order before a draw, and each
             # draw's chance node fixes its card first. The start draws when the dealer owes no
-            # discard (two 提 at the deal, R-GROUP-3).
+            # discard (two 提 at the deal, R-START-4).
             rest = [k for k, c in enumerate(self._left) for _ in range(c)]
             assert self._dealer is not None
             trial = fast.Game(self._rules, deck=[*self._deck, *rest], dealer=self._dealer)
