@@ -307,6 +307,22 @@ class Game:
 
     __copy__ = clone
 
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        """Pickled as its record (rules, deck, dealer, actions), rebuilt by :meth:`replay`."""
+        return (Game.replay, (self.record(),))
+
+    def put_on_wall(self, pos: int, kind: int) -> None:
+        """Put a wall card of ``kind`` (0..19, 20 for a 王) at the undrawn deck position ``pos``,
+        swapping it with the first card of that kind at or after ``pos``. Only the order of the
+        undrawn wall changes, which nothing reads before a draw: the OpenSpiel game
+        (:mod:`paohuzi_env.envs.openspiel`) fixes the wall one chance outcome at a time with it.
+
+        Raises:
+            ValueError: ``pos`` is not an undrawn position (``wall_pos..num_cards-1``), or no card
+                of ``kind`` lies at or after it.
+        """
+        self._g.put_on_wall(int(pos), int(kind))
+
     def __deepcopy__(self, memo: dict[int, Any]) -> Game:
         return self.clone()
 

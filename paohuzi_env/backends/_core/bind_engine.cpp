@@ -531,6 +531,9 @@ void bind_engine(py::module_& m) {
         .def("clone", [](const Game& g) { return Game(g); })
         .def("__copy__", [](const Game& g) { return Game(g); })
         .def("__deepcopy__", [](const Game& g, py::handle) { return Game(g); }, py::arg("memo"))
+        .def("put_on_wall", &Game::put_on_wall, py::arg("pos"), py::arg("kind"),
+             "Put a wall card of `kind` at undrawn position `pos` (ValueError if none is left "
+             "there): the chance nodes of the OpenSpiel game fix the wall one draw at a time.")
         .def("policy_action",
              [](const Game& g, const std::string& policy, uint64_t seed, uint64_t deal) {
                  acting_or_error(g);

@@ -465,6 +465,22 @@ void Game::draw_for_chance(int seat, int kind) {
                                 " is left in the wall");
 }
 
+// For the OpenSpiel game's chance nodes: a card of `kind` to undrawn position `pos`.
+void Game::put_on_wall(int pos, int kind) {
+    if (pos < wall_pos_ || pos >= num_cards_)
+        throw std::invalid_argument("put_on_wall: position " + std::to_string(pos) +
+                                    " is not an undrawn wall position (" +
+                                    std::to_string(wall_pos_) + ".." +
+                                    std::to_string(num_cards_ - 1) + ")");
+    for (int j = pos; j < num_cards_; ++j)
+        if (deck_[size_t(j)] == kind) {
+            std::swap(deck_[size_t(j)], deck_[size_t(pos)]);
+            return;
+        }
+    throw std::invalid_argument("put_on_wall: no card of kind " + std::to_string(kind) +
+                                " lies at or after position " + std::to_string(pos));
+}
+
 // Game._draw: R-FLOW-1/2/3: `seat` draws the top wall card.
 void Game::draw(int seat) {
     while (true) {

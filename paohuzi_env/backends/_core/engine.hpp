@@ -198,6 +198,12 @@ public:
     // wall card of `kind` on top of the wall and go on drawing as the game was about to, for
     // `seat`. Throws std::invalid_argument if no card of that kind is left in the wall.
     void draw_for_chance(int seat, int kind);
+    // For a chance model that fixes the wall one card at a time (the OpenSpiel game,
+    // envs/openspiel.py): put a wall card of `kind` at undrawn position `pos` (swapped with the
+    // first card of that kind at or after `pos`). Only the order of the undrawn cards changes, and
+    // nothing before a draw reads it. Throws std::invalid_argument if `pos` is not an undrawn
+    // position or no card of that kind lies at or after it.
+    void put_on_wall(int pos, int kind);
 
 private:
     // ---- helpers (engine.Game, same names)
