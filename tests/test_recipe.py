@@ -4,6 +4,7 @@ refused, and bad recipes and options named."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -20,6 +21,29 @@ from paohuzi_training.recipe import STAGES, load_recipe, main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 HUAIHUA = ROOT / "configs" / "recipes" / "huaihua.yaml"
+SAME = json.loads((ROOT / "tests" / "fixtures" / "same_numbers.json").read_text(encoding="utf-8"))
+"""What the code gave before the trainer became stages (tests/test_same_numbers.py)."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def recorded_threads():
+    """torch on the thread count the smoke network's SHA-256 was recorded with (the order of a
+    float sum follows the threads), for every stage of the recipe run in this process."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(SAME["conditions"]["torch_threads"])
+    yield
+    torch.set_num_threads(old)
+
+
+def _recorded_conditions() -> str:
+    """Why the smoke network cannot be compared bit for bit here ("" when it can): another torch,
+    or a CPU without native bfloat16 (the smoke's update_precision: auto then picks float32)."""
+    want = SAME["conditions"]
+    if torch.__version__ != want["torch"]:
+        return f"recorded with torch {want['torch']}, this is {torch.__version__}"
+    if bool(torch.ops.mkldnn._is_mkldnn_bf16_supported()) != want["bf16_native"]:
+        return "recorded on a CPU " + ("with" if want["bf16_native"] else "without") + " native bfloat16"
+    return ""
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +80,15 @@ def test_smoke_runs_every_stage_then_skips_them(base, tmp_path, capsys):
     exported = load_checkpoint(out / "export" / "huaihua.safetensors")
     assert exported["config"]["actor"] == "conv" and exported["config"]["wait_features"]
     assert "against two expert:" in text
+    # same numbers: the exported network is the one the smoke recipe made before the trainer
+    # became stages, bit for bit (where torch and the CPU are those it was recorded on)
+    sidecar = json.loads((out / "export" / "huaihua.json").read_text())
+    want = {k: v for k, v in SAME["smoke_network"]["sidecar"].items() if k != "weights_sha256"}
+    assert {k: sidecar[k] for k in want} == want
+    if not _recorded_conditions():
+        assert sidecar["weights_sha256"] == SAME["smoke_network"]["sidecar"]["weights_sha256"]
+        digest = hashlib.sha256((out / "export" / "huaihua.safetensors").read_bytes()).hexdigest()
+        assert digest == SAME["smoke_network"]["sha256"]
     # a second run: every stage complete and unchanged, so nothing runs and nothing is written
     mtimes = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     assert main([str(HUAIHUA), "--smoke", "--out", str(out)]) == 0
