@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from paohuzi_env.game.rules import Rules
 
 ACTORS = ("mlp", "conv")
-"""The actor networks of paohuzi_training/model.py (config ``actor``)."""
+"""The actor networks of paohuzi_training/nets/model.py (config ``actor``)."""
 
 
 @dataclass
@@ -56,7 +56,7 @@ class PPOConfig:
     products in bfloat16, the weights, the optimiser, the logits and the losses in float32), or
     ``auto``: bfloat16 where the hardware does it natively (a CPU with AVX512-BF16 or AMX, a
     CUDA device with bfloat16), else float32. bfloat16 runs the conv actor's update about 1.8x
-    faster on such a CPU (``python -m paohuzi_training.bench`` measures it) and is slower on
+    faster on such a CPU (``python -m paohuzi_training.tools.bench`` measures it) and is slower on
     one without."""
     critic_hidden: int = 0
     """Width of the critic's two hidden layers; 0: ``hidden``. The critic is used in training
@@ -64,7 +64,7 @@ class PPOConfig:
     actor: str = "mlp"
     """The actor's network: ``mlp`` (two hidden layers over the flat observation) or ``conv``
     (per-kind features convolved along the ten numbers, small and big cards as channels, then
-    an MLP head over them and the flat observation; see paohuzi_training/model.py). The compiled core
+    an MLP head over them and the flat observation; see paohuzi_training/nets/model.py). The compiled core
     plays both (``network:PATH``, the search's network rollout)."""
     conv_channels: int = 128
     """Channels of the ``conv`` actor's three convolutions."""
@@ -74,7 +74,7 @@ class PPOConfig:
     whether the holding stays ready, its unseen winning cards and their points), after the
     observation; the ``conv`` actor reads them as four more kind rows. Still a pure network: the
     features are arithmetic on what the seat sees. Label runs need them stored (``python -m
-    paohuzi_training.label DIR --add-waits`` adds them to an older run). With ``init_from`` a network
+    paohuzi_training.stages.label DIR --add-waits`` adds them to an older run). With ``init_from`` a network
     without them, the weights on the new inputs start at zero (it plays exactly as before)."""
     central_critic: bool = False
     """The critic also sees ``env.state()``-style full information (the actor never does)."""
@@ -162,8 +162,8 @@ class PPOConfig:
     bc_learning_rate: float = 1e-3
     """Adam learning rate of the behaviour-cloning warm start."""
     distill_labels: list = field(default_factory=list)
-    """Distillation (:mod:`paohuzi_training.distill`): label directories written by
-    ``python -m paohuzi_training.label`` to fit the network to before PPO (empty: no distillation)."""
+    """Distillation (:mod:`paohuzi_training.stages.distill`): label directories written by
+    ``python -m paohuzi_training.stages.label`` to fit the network to before PPO (empty: no distillation)."""
     distill_epochs: int = 10
     """Epochs over the labels (raise it and run again to continue a finished phase)."""
     distill_temperature: float = 1.0
@@ -218,11 +218,11 @@ class PPOConfig:
     PPO ratio accounts for, as each transition keeps the log-probability it was played with).
     Iteration time becomes max(rollout, update) instead of their sum."""
     backend: str = "auto"
-    """Rollout engine of the one rollout loop (:mod:`paohuzi_training.rollout`): ``fast`` (the
+    """Rollout engine of the one rollout loop (:mod:`paohuzi_training.stages.rollout`): ``fast`` (the
     compiled core's ``VectorGame``), ``python`` (the reference engine's ``ReferenceVectorGame``),
     or ``auto``: fast when the core is built."""
     ray: str = ""
-    """Rollout workers as Ray actors (:mod:`paohuzi_training.workers`; ``paohuzi-train --ray
+    """Rollout workers as Ray actors (:mod:`paohuzi_training.stages.workers`; ``paohuzi-train --ray
     [ADDRESS]``): ``""`` (off: local processes), ``local`` (start a Ray instance on this
     machine), or a cluster address (``auto``, ``ray://host:10001``). ``workers`` actors (0: one
     per CPU of the cluster); the learner stays in this process."""

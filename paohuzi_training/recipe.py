@@ -5,13 +5,13 @@
 The stages, in order, each in its own folder of the run folder ``DIR`` (default
 ``recipes/<name>__<seed>``, ``...-smoke`` with ``--smoke``):
 
-1. ``labels`` — the search labels hands (:mod:`paohuzi_training.label`; shards in ``labels/``);
-2. ``clone`` — the network imitates ``expert``'s decisions (:mod:`paohuzi_training.bc`;
+1. ``labels`` — the search labels hands (:mod:`paohuzi_training.stages.label`; shards in ``labels/``);
+2. ``clone`` — the network imitates ``expert``'s decisions (:mod:`paohuzi_training.stages.clone`;
    ``clone/model.pt``); with ``start: PATH`` in the recipe (a round of expert iteration) there
    is no cloning: the distillation starts from that trained network instead;
-3. ``distill`` — it then learns the search's labels (:mod:`paohuzi_training.distill`;
+3. ``distill`` — it then learns the search's labels (:mod:`paohuzi_training.stages.distill`;
    ``distill/checkpoints/distill__<seed>/final.pt``);
-4. ``ppo`` — PPO with a KL penalty toward the distilled network (:mod:`paohuzi_training.ppo`;
+4. ``ppo`` — PPO with a KL penalty toward the distilled network (:mod:`paohuzi_training.stages.ppo`;
    ``ppo/checkpoints/ppo__<seed>/final.pt``, TensorBoard in ``ppo/runs``);
 5. ``evaluate`` — duplicate deals against each opponent on the recipe's evaluation seed
    (``evaluate/vs-<opponent>.json``, the JSON of ``paohuzi-eval``);
@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import PPOConfig, make_config, read_yaml_mapping, to_dict
-from .files import write_atomic
+from .nets.files import write_atomic
 
 STAGES = ("labels", "clone", "distill", "ppo", "evaluate", "export")
 """The stages of a recipe, in the order they run."""
@@ -179,8 +179,8 @@ def _check_recipe(r: Recipe) -> None:
 
 
 def label_config(r: Recipe):
-    """The labelling run's settings (:class:`paohuzi_training.label.LabelConfig`)."""
-    from .label import LabelConfig
+    """The labelling run's settings (:class:`paohuzi_training.stages.label.LabelConfig`)."""
+    from .stages.label import LabelConfig
 
     got = {k: v for k, v in r.stages["labels"].items() if k != "workers"}
     if "seats" in got:
@@ -202,7 +202,7 @@ def _resolve_guide(search: str, start: str, path: str) -> str:
             if not guide.is_file():
                 raise ValueError(f"recipe {path} labels: guide=start reads the .safetensors "
                                  f"beside start ({guide}), which is missing: python -m "
-                                 f"paohuzi_training.checkpoint export {start} {guide}")
+                                 f"paohuzi_training.nets.checkpoint export {start} {guide}")
             o = f"guide=checkpoint:{guide}"
         elif o.startswith("guide=checkpoint:"):
             o = f"guide=checkpoint:{Path(o.split(':', 1)[1]).resolve()}"
@@ -351,7 +351,7 @@ def read_record(stage: str) -> dict[str, Any] | None:
 
 
 def _run_labels(r: Recipe, log) -> dict[str, Any]:
-    from .label import label
+    from .stages.label import label
 
     res = label(label_config(r), "labels", workers=r.stages["labels"].get("workers") or None)
     log(f"labels: {res['labels']:,} labels from {res['hands']:,} hands this run "
@@ -366,10 +366,10 @@ def _run_clone(r: Recipe, log) -> dict[str, Any]:
     import numpy as np
     import torch
 
-    from .bc import behaviour_clone
-    from .checkpoint import save_checkpoint
-    from .housekeeping import resolve_device
-    from .model import model_for
+    from .nets.checkpoint import save_checkpoint
+    from .nets.model import model_for
+    from .stages.clone import behaviour_clone
+    from .stages.housekeeping import resolve_device
 
     cfg = trainer_config(r, "clone")
     torch.manual_seed(cfg.seed)
@@ -385,7 +385,7 @@ def _run_clone(r: Recipe, log) -> dict[str, Any]:
 
 
 def _run_trainer(r: Recipe, stage: str, log) -> dict[str, Any]:
-    from .ppo import train
+    from .stages.ppo import train
 
     cfg = trainer_config(r, stage)
     latest = Path(_ckpt(stage, r.seed, "latest.pt"))
@@ -399,7 +399,7 @@ def _run_trainer(r: Recipe, stage: str, log) -> dict[str, Any]:
 
 
 def _run_evaluate(r: Recipe, log) -> dict[str, Any]:
-    from .evaluate import evaluate, print_table
+    from .eval.evaluate import evaluate, print_table
 
     ev = r.stages["evaluate"]
     out: dict[str, Any] = {}
@@ -421,7 +421,7 @@ def _run_evaluate(r: Recipe, log) -> dict[str, Any]:
 
 
 def _run_export(r: Recipe, log) -> dict[str, Any]:
-    from .checkpoint import export_policy
+    from .nets.checkpoint import export_policy
 
     Path("export").mkdir(exist_ok=True)
     dst = export_policy(_ckpt("ppo", r.seed), f"export/{r.name}.safetensors")

@@ -12,17 +12,17 @@ from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.encode.state import state_extra  # noqa: E402
 from paohuzi_env.game.cards import NUM_KINDS  # noqa: E402
 from paohuzi_env.game.engine import Game  # noqa: E402
-from paohuzi_training.bench import _random_batch  # noqa: E402
-from paohuzi_training.checkpoint import export_policy, load_checkpoint  # noqa: E402
 from paohuzi_training.config import make_config  # noqa: E402
-from paohuzi_training.model import (  # noqa: E402
+from paohuzi_training.nets.checkpoint import export_policy, load_checkpoint  # noqa: E402
+from paohuzi_training.nets.model import (  # noqa: E402
     BELIEF_CLASSES,
     BELIEF_SIZE,
     belief_loss,
     belief_targets,
     model_for,
 )
-from paohuzi_training.ppo import ppo_update, train  # noqa: E402
+from paohuzi_training.stages.ppo import ppo_update, train  # noqa: E402
+from paohuzi_training.tools.bench import _random_batch  # noqa: E402
 
 
 def _tiny(**kw):

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from paohuzi_env.game.rules import get_rules
-from paohuzi_training import journal
-from paohuzi_training.evaluate import evaluate, main
+from paohuzi_training.eval import journal
+from paohuzi_training.eval.evaluate import evaluate, main
 
 KW = dict(seed=5, workers=1, progress=False)
 
@@ -165,7 +165,7 @@ def test_an_interrupted_run_keeps_its_deals_and_resumes(tmp_path, sig):
     on disk; the same command again plays the rest (here on the compiled core, which plays the
     same games) and prints the uninterrupted run's numbers."""
     path = tmp_path / "j.jsonl"
-    args = [sys.executable, "-m", "paohuzi_training.evaluate", "expert", "--vs", "greedy",
+    args = [sys.executable, "-m", "paohuzi_training.eval.evaluate", "expert", "--vs", "greedy",
             "--deals", "150", "--seed", "5", "--workers", "1", "--no-progress", "--journal",
             str(path)]
     proc = subprocess.Popen(args + ["--backend", "python"], stderr=subprocess.PIPE, text=True)

@@ -12,11 +12,11 @@ torch = pytest.importorskip("torch")
 from paohuzi_env import fast  # noqa: E402
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.game.engine import Game  # noqa: E402
-from paohuzi_training.checkpoint import export_policy, load_checkpoint  # noqa: E402
 from paohuzi_training.config import make_config, oracle_keep_at  # noqa: E402
-from paohuzi_training.model import model_for  # noqa: E402
-from paohuzi_training.ppo import train  # noqa: E402
-from paohuzi_training.rollout import Rollout  # noqa: E402
+from paohuzi_training.nets.checkpoint import export_policy, load_checkpoint  # noqa: E402
+from paohuzi_training.nets.model import model_for  # noqa: E402
+from paohuzi_training.stages.ppo import train  # noqa: E402
+from paohuzi_training.stages.rollout import Rollout  # noqa: E402
 
 
 def _tiny(**kw):
@@ -127,7 +127,7 @@ def test_ppo_recomputes_the_probabilities_the_rollouts_sampled_with():
     one's carry), PPO's first pass recomputes exactly the stored log-probabilities: its ratios
     are 1 (no clipping, approximate KL 0); it logs the share of the cards shown. Reading the
     full features instead of the stored input would move the ratios."""
-    from paohuzi_training.ppo import ppo_update
+    from paohuzi_training.stages.ppo import ppo_update
 
     cfg = _tiny(backend="fast", update_epochs=1, minibatch_size=4096, target_kl=None,
                 learning_rate=0.0)

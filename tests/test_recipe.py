@@ -16,7 +16,7 @@ import yaml
 
 torch = pytest.importorskip("torch")
 
-from paohuzi_training.checkpoint import load_checkpoint  # noqa: E402
+from paohuzi_training.nets.checkpoint import load_checkpoint  # noqa: E402
 from paohuzi_training.recipe import STAGES, load_recipe, main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,7 +99,7 @@ def test_smoke_runs_every_stage_then_skips_them(base, tmp_path, capsys):
 
 DRIVER = r"""
 import os, signal, sys
-import paohuzi_training.ppo as ppo
+import paohuzi_training.stages.ppo as ppo
 real = ppo.ppo_update
 def update(*a, **k):  # the first update of this process: SIGTERM, as a kill -TERM would
     stats = real(*a, **k)

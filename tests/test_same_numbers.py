@@ -17,7 +17,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from paohuzi_training.evaluate import main as eval_main  # noqa: E402
+from paohuzi_training.eval.evaluate import main as eval_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = json.loads((ROOT / "tests" / "fixtures" / "same_numbers.json").read_text(encoding="utf-8"))

@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.game.engine import Game  # noqa: E402
-from paohuzi_training.checkpoint import load_checkpoint  # noqa: E402
+from paohuzi_training.nets.checkpoint import load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "checkpoints" / "shipped" / "policy.pt"

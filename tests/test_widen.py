@@ -1,4 +1,4 @@
-"""``python -m paohuzi_training.checkpoint widen``: a wider actor that computes the same logits
+"""``python -m paohuzi_training.nets.checkpoint widen``: a wider actor that computes the same logits
 (issue 41's wider-actor trial starts from one)."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ torch = pytest.importorskip("torch")
 
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.game.engine import Game  # noqa: E402
-from paohuzi_training.checkpoint import load_checkpoint, main, save_safetensors, widen_policy  # noqa: E402
-from paohuzi_training.model import model_for  # noqa: E402
-from paohuzi_training.policy import model_from_checkpoint  # noqa: E402
+from paohuzi_training.nets.checkpoint import load_checkpoint, main, save_safetensors, widen_policy  # noqa: E402
+from paohuzi_training.nets.model import model_for  # noqa: E402
+from paohuzi_training.nets.policy import model_from_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GEN3 = ROOT / "checkpoints" / "gen3" / "huaihua-r2.safetensors"

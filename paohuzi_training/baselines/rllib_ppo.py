@@ -1,6 +1,7 @@
 """RLlib PPO with action masking, self-play on one preset (``pip install -e '.[rllib,train]'``).
 
-    python -m paohuzi_training.rllib_ppo --rules huaihua --iterations 20 --out checkpoints/rllib/huaihua
+    python -m paohuzi_training.baselines.rllib_ppo --rules huaihua --iterations 20 \
+        --out checkpoints/rllib/huaihua
     paohuzi-eval rllib:checkpoints/rllib/huaihua --vs greedy --deals 200
 
 Every seat plays one shared action-masking module (:func:`paohuzi_env.envs.rllib.ppo_config`); each
@@ -113,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit status: 2 when Ray RLlib or torch is missing, else 0.
     """
-    p = argparse.ArgumentParser(prog="python -m paohuzi_training.rllib_ppo", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m paohuzi_training.baselines.rllib_ppo", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rules", default="huaihua")
     p.add_argument("--iterations", type=int, default=10)
@@ -135,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         import ray.rllib  # noqa: F401
         import torch  # noqa: F401
     except ImportError as e:
-        print(f"paohuzi_training.rllib_ppo needs Ray RLlib and torch ({e}): pip install -e '.[rllib,train]'",
+        print(f"paohuzi_training.baselines.rllib_ppo needs Ray RLlib and torch ({e}): "
+              "pip install -e '.[rllib,train]'",
               file=sys.stderr)
         return 2
     from paohuzi_env.encode.rewards import REWARD_MODES
@@ -154,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
           num_epochs=a.num_epochs, save_every=a.save_every, address=a.address,
           num_cpus=a.num_cpus, reward=a.reward, lr=a.lr)
     if a.eval_deals:
-        from .evaluate import evaluate, print_table
+        from ..eval.evaluate import evaluate, print_table
 
         print_table([evaluate(f"rllib:{out}", a.eval_vs, deals=a.eval_deals, seed=a.seed + 1,
                               rules=a.rules, workers=1)])

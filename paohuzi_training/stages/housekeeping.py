@@ -1,4 +1,4 @@
-"""The PPO loop's housekeeping, kept out of :mod:`paohuzi_training.ppo` so that the loop reads
+"""The PPO loop's housekeeping, kept out of :mod:`paohuzi_training.stages.ppo` so that the loop reads
 top to bottom: the device, what a resumed run may change and the check of it, the start from
 another network (``init_from``) and the frozen KL reference, the TensorBoard scalars of an
 iteration, the periodic and final duplicate-deal evaluations, and the stop signals (SIGINT,
@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from .checkpoint import load_checkpoint
-from .config import PPOConfig, to_dict
-from .model import widen_for_waits
+from ..config import PPOConfig, to_dict
+from ..nets.checkpoint import load_checkpoint
+from ..nets.model import widen_for_waits
 
 
 def resolve_device(name: str) -> torch.device:
@@ -156,7 +156,7 @@ def evaluate_checkpoint(path: Path, cfg: PPOConfig, opponents, deals: int, worke
                         records: Path | None = None) -> dict:
     """Duplicate-deal evaluation of a checkpoint against each opponent; with ``records``, the
     ``cfg.save_records`` games it scored worst against each are saved there as hand records."""
-    from .evaluate import evaluate, save_records
+    from ..eval.evaluate import evaluate, save_records
 
     rules = cfg.resolved_rules
     out = {}

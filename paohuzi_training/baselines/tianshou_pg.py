@@ -2,7 +2,7 @@
 the action mask applied in the loss — a short, complete example of plugging the env into
 Tianshou 2.
 
-    python -m paohuzi_training.examples.tianshou_pg --steps 300
+    python -m paohuzi_training.baselines.tianshou_pg --steps 300
 
 ``tianshou.env.PettingZooEnv`` turns the AEC env into one that returns, at each step, the acting
 agent's ``{"agent_id", "obs", "mask"}`` and every agent's reward. One shared network acts for all
@@ -107,8 +107,8 @@ def train(steps: int = 300, seed: int = 0, lr: float = 3e-4, log=print) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The example's command line (see :func:`paohuzi_training.examples.run`)."""
-    return run("python -m paohuzi_training.examples.tianshou_pg", __doc__, "Tianshou", "tianshou", train,
+    """The example's command line (see :func:`paohuzi_training.baselines.run`)."""
+    return run("python -m paohuzi_training.baselines.tianshou_pg", __doc__, "Tianshou", "tianshou", train,
                argv)
 
 

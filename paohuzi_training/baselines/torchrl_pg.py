@@ -1,7 +1,7 @@
 """Self-play policy gradient on TorchRL's PettingZoo wrapper, with the action mask applied in the
 loss — a short, complete example of plugging the env into TorchRL.
 
-    python -m paohuzi_training.examples.torchrl_pg --steps 300
+    python -m paohuzi_training.baselines.torchrl_pg --steps 300
 
 The env is ``paohuzi_env.env(infos="minimal")`` (TorchRL turns every info entry into a tensor; the
 default infos hold lists and dicts). ``PettingZooWrapper(..., use_mask=True)`` gives one group per
@@ -99,8 +99,8 @@ def train(steps: int = 300, seed: int = 0, lr: float = 3e-4, log=print) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The example's command line (see :func:`paohuzi_training.examples.run`)."""
-    return run("python -m paohuzi_training.examples.torchrl_pg", __doc__, "TorchRL", "torchrl", train, argv)
+    """The example's command line (see :func:`paohuzi_training.baselines.run`)."""
+    return run("python -m paohuzi_training.baselines.torchrl_pg", __doc__, "TorchRL", "torchrl", train, argv)
 
 
 if __name__ == "__main__":

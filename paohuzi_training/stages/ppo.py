@@ -6,10 +6,10 @@ One network plays every seat from the seat-relative observation. Read top to bot
 (:mod:`paohuzi_training.config`; what a resumed run may change), the loop (:func:`train`: rollout
 workers collect a batch, the update learns from it, then logging, snapshots, checkpoints and
 evaluation), the update (:func:`ppo_update`). The pieces live in modules of their own: the
-rollouts (:mod:`paohuzi_training.rollout`, one loop over either engine), the workers, local
-processes or Ray actors (:mod:`paohuzi_training.workers`), the batches and GAE
-(:mod:`paohuzi_training.batch`), the snapshot league (:mod:`paohuzi_training.league`), behaviour
-cloning (:mod:`paohuzi_training.bc`) and the network (:mod:`paohuzi_training.model`).
+rollouts (:mod:`paohuzi_training.stages.rollout`, one loop over either engine), the workers, local
+processes or Ray actors (:mod:`paohuzi_training.stages.workers`), the batches and GAE
+(:mod:`paohuzi_training.stages.batch`), the snapshot league (:mod:`paohuzi_training.stages.league`), behaviour
+cloning (:mod:`paohuzi_training.stages.clone`) and the network (:mod:`paohuzi_training.nets.model`).
 
 Rollout workers (default: one per core) step many hands at once; the main process runs the PPO
 update, evaluates through the duplicate-deal harness, logs to TensorBoard (``runs/<run>``) and
@@ -19,7 +19,6 @@ writes atomic checkpoints to ``checkpoints/<run>/`` (``latest.pt`` and ``final.p
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -31,10 +30,11 @@ import torch
 
 from paohuzi_env.backends.select import resolve_backend, vector_game_class
 
+from ..config import PPOConfig, kl_coef_at, oracle_keep_at, to_dict
+from ..nets.checkpoint import save_checkpoint
+from ..nets.model import belief_loss, model_for
 from .batch import merge
-from .bc import behaviour_clone
-from .checkpoint import load_checkpoint, save_checkpoint
-from .config import PPOConfig, kl_coef_at, load_config, oracle_keep_at, to_dict
+from .clone import behaviour_clone
 from .housekeeping import (
     StopFlag,
     bfloat16_update,
@@ -48,7 +48,6 @@ from .housekeeping import (
     resume_state,
 )
 from .league import League, frozen_state
-from .model import belief_loss, model_for
 from .workers import make_workers
 
 # ---------------------------------------------------------------------- the loop
@@ -57,7 +56,7 @@ from .workers import make_workers
 def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool | None = None,
           root: str | os.PathLike[str] = ".", initial: Path | None = None) -> Path:
     """Train; returns the path of the final checkpoint. ``trust``: load ``resume`` even if it
-    needs pickled objects (:func:`paohuzi_training.checkpoint.load_checkpoint`). ``root``: the
+    needs pickled objects (:func:`paohuzi_training.nets.checkpoint.load_checkpoint`). ``root``: the
     folder that holds ``checkpoints/<run>`` and ``runs/<run>`` (a recipe stage's folder).
     ``initial``: where to save the network PPO starts from (after cloning, ``init_from`` and
     distillation), on a fresh start."""
@@ -77,7 +76,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
     league = League(cfg)
     worker_states = None
     eval_history: list[dict] = []
-    iteration_seconds: list[float] = []  # wall time of each iteration (paohuzi_training.bench reads it)
+    iteration_seconds: list[float] = []  # wall time of each iteration (paohuzi_training.tools.bench reads it)
     ref = None  # the network PPO started from (distilled or init_from), for the KL penalty
     if resume:
         data = resume_state(resume, cfg, log, trust)
@@ -239,7 +238,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
     if cfg.final_eval_deals:
         res = evaluate_checkpoint(final_path, cfg, ["random", "greedy", "expert"],
                                   cfg.final_eval_deals, n_workers, records=ckpt_dir / "records")
-        from .evaluate import print_table
+        from ..eval.evaluate import print_table
 
         print_table(list(res.values()))
         eval_history.append({"step": global_step, "final": True, **eval_summary(res)})
@@ -270,7 +269,7 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
                kl_coef: float = 0.0) -> dict:
     """CleanRL-style clipped PPO epochs over one batch; masks are reapplied on recompute.
 
-    ``ref`` (a frozen :class:`~paohuzi_training.model.ActorCritic`, the network PPO started from): the
+    ``ref`` (a frozen :class:`~paohuzi_training.nets.model.ActorCritic`, the network PPO started from): the
     mean ``KL(policy || ref)`` over the legal actions is reported (``kl_ref``) and, with
     ``kl_coef`` > 0, added to the loss with that weight, so that PPO does not undo what was
     distilled unless the gain is worth it."""
@@ -354,45 +353,3 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
         stats.update(belief_loss=float(np.mean([b[0] for b in beliefs])),
                      belief_accuracy=float(np.mean([b[1] for b in beliefs])))
     return stats
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The ``paohuzi-train`` command: load the config with its overrides and train.
-
-    Returns:
-        The exit status: 0 when done, 2 for a bad config or checkpoint, 130 when stopped by Ctrl-C.
-    """
-    p = argparse.ArgumentParser(prog="paohuzi-train", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--config", default=None, help="YAML config (default: with --resume, the "
-                   "checkpoint's own config; else the built-in defaults)")
-    p.add_argument("--resume", default=None, help="checkpoint to continue from")
-    p.add_argument("--trust-checkpoint", action="store_true",
-                   help="resume even from a file that needs arbitrary pickled objects (can run code)")
-    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                   help="rollout workers as Ray actors: on a Ray instance started here, or on the "
-                        "cluster at ADDRESS (auto, ray://host:10001); same as ray=ADDRESS")
-    p.add_argument("overrides", nargs="*", help="key=value config overrides")
-    a = p.parse_args(argv)
-    try:
-        overrides = list(a.overrides)
-        if a.ray and "=" in a.ray and "://" not in a.ray:  # --ray key=value: no address given
-            overrides.insert(0, a.ray)
-            a.ray = "local"
-        overrides += [f"ray={a.ray}"] if a.ray else []
-        base = None
-        if a.resume and a.config is None:  # the run's own config, kept in its checkpoint
-            base = load_checkpoint(a.resume, trust=a.trust_checkpoint or None)["config"]
-        cfg = load_config(a.config, overrides, base)
-        train(cfg, resume=a.resume, trust=a.trust_checkpoint or None)
-    except ValueError as e:
-        print(f"paohuzi-train: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:  # a second Ctrl-C: stopped at once
-        print("paohuzi-train: stopped; the last checkpoint written is kept", file=sys.stderr)
-        return 130
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

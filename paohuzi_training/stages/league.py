@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .config import PPOConfig
+from ..config import PPOConfig
 
 
 def frozen_state(model: torch.nn.Module) -> dict:

@@ -2,8 +2,8 @@
 (:class:`RayWorkers`, ``paohuzi-train --ray [ADDRESS]``, config key ``ray``); :func:`make_workers`
 picks one from the config.
 
-Each worker owns a :class:`~paohuzi_training.rollout.Rollout` (its hands, on the config's backend) and a
-copy of the policy, and returns a batch per request. Every worker's generator is keyed by
+Each worker owns a :class:`~paohuzi_training.stages.rollout.Rollout` (its hands, on the config's backend)
+and a copy of the policy, and returns a batch per request. Every worker's generator is keyed by
 (seed, 1000 + worker index) and its state travels with each batch, so a resumed run continues
 every worker's stream.
 
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .config import PPOConfig, make_config, to_dict
+from ..config import PPOConfig, make_config, to_dict
 from .rollout import Rollout
 
 

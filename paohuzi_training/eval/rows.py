@@ -1,5 +1,5 @@
 """The rows of a duplicate-deal evaluation and their seeds, below both harnesses
-(:mod:`paohuzi_training.evaluate` and :mod:`paohuzi_training.batched_eval`, which import it and
+(:mod:`paohuzi_training.eval.evaluate` and :mod:`paohuzi_training.eval.batched_eval`, which import it and
 not each other's internals)."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ class GameRow:
     dealer: bool
     scores: tuple[int, int, int]
     control: float = 0.0
-    """The candidate's control variate (:mod:`paohuzi_training.aivat`): the sum over the game's
+    """The candidate's control variate (:mod:`paohuzi_training.eval.aivat`): the sum over the game's
     draws of V(h, c) - E_k V(h, k); 0.0 without variance reduction."""
 
 

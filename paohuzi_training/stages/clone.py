@@ -22,8 +22,8 @@ from paohuzi_env.backends.select import vector_game_class
 from paohuzi_env.encode.features import WAIT_FEATURES
 from paohuzi_env.encode.observation import obs_size
 
-from .config import PPOConfig, make_config, to_dict
-from .files import write_atomic
+from ..config import PPOConfig, make_config, to_dict
+from ..nets.files import write_atomic
 
 BC_KEY_FIELDS = ("seed", "rules", "rules_overrides", "bc_steps", "bc_epochs", "bc_learning_rate",
                  "minibatch_size", "hidden", "actor", "conv_channels", "central_critic", "prior",
@@ -38,7 +38,7 @@ def behaviour_clone(model, optimizer, cfg: PPOConfig, device, rng, log,
     The fitted clone is saved as ``checkpoints/<run>__<seed>/bc-model.pt`` (weights only, with
     the settings it depends on); a rerun of the same config (say after an interruption in a
     later phase) loads it instead of fitting again."""
-    from .checkpoint import load_checkpoint, save_checkpoint
+    from ..nets.checkpoint import load_checkpoint, save_checkpoint
 
     rules = cfg.resolved_rules
     folder = folder or Path("checkpoints") / f"{cfg.run_name}__{cfg.seed}"

@@ -1,8 +1,8 @@
 """The cost and the CI of a variance-reduced evaluation against a plain one on the same deals.
 
-``python -m paohuzi_training.aivat_bench CANDIDATE [--vs OPPONENT] [--deals N] [--seed S]
+``python -m paohuzi_training.tools.aivat_bench CANDIDATE [--vs OPPONENT] [--deals N] [--seed S]
 [--methods M ...]`` plays the deals plain, then corrected by each method
-(:mod:`paohuzi_training.aivat`; default ``aivat``, ``aivat-lookahead`` and ``aivat-lookahead2``:
+(:mod:`paohuzi_training.eval.aivat`; default ``aivat``, ``aivat-lookahead`` and ``aivat-lookahead2``:
 ``aivat-lookahead3`` costs about a second a deal), in this process (one worker), and prints
 the seconds a deal of each, their ratio to the plain one, the CIs' widths, and what decides
 between them: the CPU time a method needs for the plain CI's precision, relative to plain play
@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .aivat import METHODS
-from .evaluate import evaluate
+from ..eval.aivat import METHODS
+from ..eval.evaluate import evaluate
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit status: 2 for a bad spec or option, else 0.
     """
-    p = argparse.ArgumentParser(prog="python -m paohuzi_training.aivat_bench", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m paohuzi_training.tools.aivat_bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("candidate")
     p.add_argument("--vs", default="expert")
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         corrected = {m: evaluate(a.candidate, a.vs, variance_reduction=m, **kw)
                      for m in a.methods}
     except ValueError as e:
-        print(f"python -m paohuzi_training.aivat_bench: error: {e}", file=sys.stderr)
+        print(f"python -m paohuzi_training.tools.aivat_bench: error: {e}", file=sys.stderr)
         return 2
     tp = plain["wall_seconds"] / a.deals
     print(f"{a.candidate} vs {a.vs}, {a.rules}, {a.deals} deals, seed {a.seed}, one process")

@@ -1,4 +1,4 @@
-"""Labelled decisions from the search: ``python -m paohuzi_training.label OUT --hands N [...]``.
+"""Labelled decisions from the search: ``python -m paohuzi_training.stages.label OUT --hands N [...]``.
 
 Plays hands with a ``search`` agent (``--search search`` or ``search:samples=...``) in the seats
 you choose (``--seats``; the others play ``--others``, the compiled ``expert`` by default) and,
@@ -7,7 +7,7 @@ for every decision of a search seat with more than one legal action, writes
 * ``obs`` — the seat's observation (float32, ``obs_size(rules)``, the networks' input);
 * ``waits`` — the seat's wait features (float32, 80, :mod:`paohuzi_env.encode.features`), the input of a
   network trained with ``wait_features``; shards written before they were stored lack them, and
-  ``python -m paohuzi_training.label OUT --add-waits`` adds them by replaying the run's hands;
+  ``python -m paohuzi_training.stages.label OUT --add-waits`` adds them by replaying the run's hands;
 * ``mask`` — the legal actions (bool, 61);
 * ``mean``, ``se`` — the search's mean outcome (the seat's points at the end of the hand) of each
   legal action over its sampled worlds and the standard error of that mean (float32, 61; NaN
@@ -60,7 +60,7 @@ from paohuzi_env.encode.observation import obs_size, obs_version
 from paohuzi_env.game.actions import NUM_ACTIONS
 from paohuzi_env.game.rules import Rules, get_rules, preset_names, rules_of_file
 
-from .files import write_atomic
+from ..nets.files import write_atomic
 
 FORMAT = "paohuzi-labels-v1"
 DECISIONS = ("tianhu", "hu", "claim", "bi", "discard")
@@ -385,7 +385,8 @@ def load_labels(out: str | os.PathLike[str], waits: bool = False) -> dict[str, n
         lacking = [p.name for p, d in parts if "waits" not in d]
         if lacking:
             raise ValueError(f"{out}: {len(lacking)} shard(s) ({lacking[0]}, ...) hold no wait "
-                             f"features; add them with: python -m paohuzi_training.label {out} --add-waits")
+                             f"features; add them with: python -m paohuzi_training.stages.label {out} "
+                             "--add-waits")
     keys = [k for k in parts[0][1] if k != "meta" and (waits or k != "waits")]
     return {k: np.concatenate([d[k] for _, d in parts]) for k in keys}
 

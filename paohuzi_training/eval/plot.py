@@ -1,6 +1,6 @@
 """Plot evaluation points against training steps from a checkpoint's history.
 
-``python -m paohuzi_training.plot checkpoints/ppo__1/latest.pt --out docs/training-curve.png``
+``python -m paohuzi_training.eval.plot checkpoints/ppo__1/latest.pt --out docs/training-curve.png``
 
 ``--eval STEP JSON`` (repeatable) adds evaluations measured apart from the run
 (``paohuzi-eval ... --json JSON`` of the network at STEP steps; the first result of the file)
@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .checkpoint import load_checkpoint
+from ..nets.checkpoint import load_checkpoint
 
 
 def read_eval(path: str) -> dict:
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit status: 2 when an input cannot be read, else 0.
     """
-    p = argparse.ArgumentParser(prog="python -m paohuzi_training.plot", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m paohuzi_training.eval.plot", description=__doc__)
     p.add_argument("checkpoint")
     p.add_argument("--out", default="training-curve.png")
     p.add_argument("--eval", nargs=2, action="append", default=[], metavar=("STEP", "JSON"),

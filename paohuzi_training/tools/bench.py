@@ -1,4 +1,4 @@
-"""Trainer throughput: ``python -m paohuzi_training.bench [--config PATH ...] [--iterations N]``.
+"""Trainer throughput: ``python -m paohuzi_training.tools.bench [--config PATH ...] [--iterations N]``.
 
 Prints, in one run, a fixed reference ceiling (:func:`reference_ceiling`: the network compute of
 a 256-wide MLP actor and critic, no game at all), then for each config (by default the MLP
@@ -10,7 +10,7 @@ a 256-wide MLP actor and critic, no game at all), then for each config (by defau
     ``workers x steps_per_worker``, in ``minibatch_size`` steps, on the threads the trainer gives
     it: ``torch_threads``, or torch's default), on random tensors of the real shapes, on an
     otherwise idle machine; learner decisions per second;
-(b) the trainer's end-to-end learner decisions per second: ``paohuzi_training.ppo.train`` run for
+(b) the trainer's end-to-end learner decisions per second: ``paohuzi_training.stages.ppo.train`` run for
     ``--iterations`` iterations of the config (in a scratch folder; evaluations and behaviour
     cloning off), over the wall time of the iterations after the first (the steady state a long
     run sees; the first, with torch's and the core's warm-up, is printed too; worker start-up
@@ -36,9 +36,9 @@ import torch
 
 from paohuzi_env.game.actions import NUM_ACTIONS
 
-from .config import PPOConfig, load_config, make_config, to_dict
-from .model import model_for
-from .ppo import ppo_update, resolve_device
+from ..config import PPOConfig, load_config, make_config, to_dict
+from ..nets.model import model_for
+from ..stages.ppo import ppo_update, resolve_device
 
 
 def _random_batch(cfg: PPOConfig, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -112,8 +112,8 @@ def network_rate(cfg: PPOConfig, seconds: float = 3.0) -> dict[str, float]:
 def trainer_rate(cfg: PPOConfig, iterations: int) -> dict[str, float]:
     """(b): ``train`` for ``iterations`` iterations in a scratch folder; decisions per second of
     the iterations' wall time (start-up excluded)."""
-    from .checkpoint import load_checkpoint
-    from .ppo import train
+    from ..nets.checkpoint import load_checkpoint
+    from ..stages.ppo import train
 
     workers = cfg.workers or os.cpu_count() or 1
     per_iter = workers * cfg.steps_per_worker
@@ -183,7 +183,7 @@ def bench_config(path: str, overrides: list[str]) -> PPOConfig:
     a fresh network of the same shape instead of the distilled one)."""
     if Path(path).parent.name != "recipes":
         return load_config(path, overrides)
-    from .recipe import load_recipe, trainer_config
+    from ..recipe import load_recipe, trainer_config
 
     bad = [o for o in overrides if "=" not in o]
     if bad:
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit status: 2 for a bad config, else 0.
     """
-    p = argparse.ArgumentParser(prog="python -m paohuzi_training.bench", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m paohuzi_training.tools.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", action="append", default=None,
                    help="a trainer config or a recipe (repeatable; default: "
@@ -213,11 +213,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfgs = [bench_config(c, a.overrides) for c in paths]
     except ValueError as e:
-        print(f"paohuzi_training.bench: error: {e}", file=sys.stderr)
+        print(f"paohuzi_training.tools.bench: error: {e}", file=sys.stderr)
         return 2
     if a.iterations < 2 or a.seconds <= 0:
         p.error("--iterations must be >= 2 and --seconds positive")
-    print(f"paohuzi_training.bench: torch {torch.__version__}, {os.cpu_count()} CPUs "
+    print(f"paohuzi_training.tools.bench: torch {torch.__version__}, {os.cpu_count()} CPUs "
           f"{' '.join(a.overrides)}".rstrip())
     ceiling = reference_ceiling(a.seconds)
     print(f"reference ceiling: {REFERENCE}, inference at batch 1,024 + 2 update epochs at "

@@ -1,9 +1,9 @@
 """Distillation: the actor learns the search's decisions from labelled data (issue 26).
 
-``python -m paohuzi_training.label OUT ...`` writes, for every decision of a search seat with a choice,
+``python -m paohuzi_training.stages.label OUT ...`` writes, for every decision of a search seat with a choice,
 the seat's observation, the legal mask, the search's mean outcome and standard error of every
 legal action it played out, the action it chose and the hand's final points. This module fits a
-network (:class:`paohuzi_training.model.ActorCritic`) to them:
+network (:class:`paohuzi_training.nets.model.ActorCritic`) to them:
 
 * a **soft target** over the legal actions the search played out: ``softmax(mean / T)``
   (``distill_temperature`` T, in points), the search's own estimate of how good each action is;
@@ -30,7 +30,7 @@ file replaced, loadable with ``weights_only=True``); a run started again with th
 continues from the last finished epoch. ``paohuzi-recipe``'s ``distill`` stage runs the
 phase (``distill_labels``: the label directories) and its ``ppo`` stage then PPO from the
 distilled network, with an optional KL penalty toward it (``kl_coef``, decaying over ``kl_decay_steps``; see
-:func:`paohuzi_training.ppo.ppo_update`).
+:func:`paohuzi_training.stages.ppo.ppo_update`).
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ import torch
 from paohuzi_env.encode.observation import obs_size, obs_version
 from paohuzi_env.encode.rewards import NORMALIZER
 
-from .checkpoint import load_checkpoint, save_checkpoint
-from .config import PPOConfig, to_dict
+from ..config import PPOConfig, to_dict
+from ..nets.checkpoint import load_checkpoint, save_checkpoint
 from .label import META, load_labels
 
 STATE_NAME = "distill.pt"
@@ -114,7 +114,7 @@ def load_targets(dirs: Sequence[str], cfg: PPOConfig) -> dict[str, np.ndarray]:
         meta_path = Path(d) / META
         if not meta_path.is_file():
             raise ValueError(f"distill_labels: {d} is not a label run (no {META}); make one with "
-                             "python -m paohuzi_training.label")
+                             "python -m paohuzi_training.stages.label")
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if meta.get("obs_version") != obs_version(rules) or meta.get("obs_size") != obs_size(rules):
             raise ValueError(

@@ -1,6 +1,6 @@
 """The trainer's batches: the per-tick buffers, the learner's transitions and their advantages.
 
-A rollout (:class:`paohuzi_training.rollout.Rollout`) adds each tick's learner transitions to a
+A rollout (:class:`paohuzi_training.stages.rollout.Rollout`) adds each tick's learner transitions to a
 :class:`TransitionStore` as arrays, closes a (hand, seat) trajectory with its reward when the
 hand ends, and takes exactly the asked number of finished transitions, with GAE computed over
 every trajectory at once (:func:`_advantages`; trajectories of different seats or hands never
@@ -11,45 +11,15 @@ joins the batches of the workers.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from paohuzi_env.game.actions import NUM_ACTIONS
-
-from .config import PPOConfig
+from ..config import PPOConfig
 
 BATCH_KEYS = ("obs", "mask", "action", "logp", "value", "adv", "ret", "extra", "prior", "oracle")
 """The per-transition arrays of a batch (``extra``: the central critic's features, ``oracle``:
 oracle guiding's input; each ``(n, 0)`` when not in use)."""
-
-
-class TickBuffers(NamedTuple):
-    """The arrays a VectorGame's ``observe`` and ``step`` fill each tick, one row per hand."""
-
-    obs: np.ndarray  # (n, obs_size) float32
-    mask: np.ndarray  # (n, NUM_ACTIONS) int8
-    seat: np.ndarray  # (n,) int64, the seat to act
-    decision: np.ndarray  # (n,) int64, the decision kind
-    actions: np.ndarray  # (n,) int64, zeros
-    prior: np.ndarray  # (n,) int64, zeros (a prior policy's actions)
-    rewards: np.ndarray  # (n, 3) float32
-    done: np.ndarray  # (n,) bool
-
-
-def tick_buffers(vg: Any) -> TickBuffers:
-    """Fresh per-tick buffers for the ``vg.num_hands`` hands of a VectorGame (either backend)."""
-    n = vg.num_hands
-    return TickBuffers(
-        obs=np.empty((n, vg.obs_size), np.float32),
-        mask=np.empty((n, NUM_ACTIONS), np.int8),
-        seat=np.empty(n, np.int64),
-        decision=np.empty(n, np.int64),
-        actions=np.zeros(n, np.int64),
-        prior=np.zeros(n, np.int64),
-        rewards=np.empty((n, 3), np.float32),
-        done=np.empty(n, np.bool_),
-    )
 
 
 class TransitionStore:

@@ -17,7 +17,7 @@ as it was, so pieces of two different evaluations are never mixed. A last line c
 is cut from the file, a deal without its three rotations is played again, and a game written
 twice is read once. A run holds an exclusive lock on its journal (``fcntl.flock``; not on
 Windows). The code is not recorded: before a resumed run adds deals,
-:mod:`paohuzi_training.evaluate` plays the journal's first deal again and stops if its games
+:mod:`paohuzi_training.eval.evaluate` plays the journal's first deal again and stops if its games
 come out differently. The file is data (JSON); reading it runs no code.
 """
 

@@ -172,7 +172,7 @@ def _load_pt(path: Path, trust: bool) -> Any:
             f"checkpoint {path} needs arbitrary pickled objects to load{what}; loading it could "
             f"run code, so it is refused. Only if you made this file or trust who did: pass "
             f"--trust-checkpoint (trust=True in Python), or convert it once to the safe format "
-            f"with: python -m paohuzi_training.checkpoint convert {path} --trust-checkpoint"
+            f"with: python -m paohuzi_training.nets.checkpoint convert {path} --trust-checkpoint"
         ) from None
 
 
@@ -451,12 +451,12 @@ def convert_checkpoint(src: str | Path, dst: str | Path | None = None, *,
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m paohuzi_training.checkpoint export SRC DST`` / ``slim SRC DST`` / ``widen SRC DST
+    """``python -m paohuzi_training.nets.checkpoint export SRC DST`` / ``slim SRC DST`` / ``widen SRC DST
     --hidden N`` / ``convert SRC``."""
     import argparse
     import sys
 
-    p = argparse.ArgumentParser(prog="python -m paohuzi_training.checkpoint")
+    p = argparse.ArgumentParser(prog="python -m paohuzi_training.nets.checkpoint")
     sub = p.add_subparsers(dest="cmd", required=True)
     e = sub.add_parser("export", help="write a small play-only copy of a checkpoint (DST ending "
                                       "in .safetensors: the network there, the rest in DST's .json)")

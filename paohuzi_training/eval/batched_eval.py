@@ -6,11 +6,11 @@ where a seat it plays is to act), asks the compiled ``expert`` / ``greedy`` (and
 network's ``expert`` prior) in C++ over the hands they act in (``VectorGame.policy_actions``
 with a mask), and steps every hand in one call. No Python runs per decision for those seats.
 
-The games, seeds and rows are those of :func:`paohuzi_training.evaluate.play_deal` — the same duplicate
+The games, seeds and rows are those of :func:`paohuzi_training.eval.evaluate.play_deal` — the same duplicate
 deals (deal ``d`` drawn from ``SeedSequence([seed, d])``), the same seat rotation — so the
 summary (means, CIs, JSON) is identical to the per-decision path for the same seed
 (``tests/test_batched_eval.py``). Identity of the network's choice: a batched matrix product can
-round differently from the one-row product :class:`paohuzi_training.policy.PolicyAgent` computes, which
+round differently from the one-row product :class:`paohuzi_training.nets.policy.PolicyAgent` computes, which
 could flip the argmax where two legal logits are within rounding of each other. So every row
 whose top two legal logits are closer than :data:`TIE_TOL` (relative) is decided again exactly
 as the per-decision path decides it (the same one-row tensors, the same calls); elsewhere the
@@ -43,7 +43,7 @@ from paohuzi_env.bots.registry import bot_names
 from paohuzi_env.game.actions import NUM_ACTIONS
 from paohuzi_env.game.rules import Rules, as_rules
 
-from .batch import tick_buffers
+from ..nets.ticks import tick_buffers
 from .rows import GameRow
 from .rows import seed_of as _seed_of
 
@@ -53,7 +53,7 @@ COMPILED = bot_names(exact=True)
 
 TIE_TOL = 1e-3
 """Rows whose best two legal logits differ by less than ``TIE_TOL * (1 + |best|)`` are decided
-again one row at a time, as :class:`paohuzi_training.policy.PolicyAgent` does. float32 rounding
+again one row at a time, as :class:`paohuzi_training.nets.policy.PolicyAgent` does. float32 rounding
 differences between a batched and a one-row product of the shipped networks are at most
 6.1e-7 of the logits' scale over 300 positions (``tests/test_batched_eval.py`` asserts
 < TIE_TOL / 20), so this is ample."""
@@ -74,7 +74,7 @@ class _Net:
 
 
 def network_of(agent: Any) -> _Net | None:
-    """The batched form of ``agent``: a greedy (argmax) :class:`~paohuzi_training.policy.PolicyAgent`
+    """The batched form of ``agent``: a greedy (argmax) :class:`~paohuzi_training.nets.policy.PolicyAgent`
     whose prior is none or a compiled bot; None for any other agent."""
     model = getattr(agent, "model", None)
     if model is None or not hasattr(model, "masked_logits") or getattr(agent, "sample", True):
@@ -145,7 +145,7 @@ def chunk_size(deals: int, workers: int, specs: Sequence[str] = ()) -> int:
 
 
 def _decide_one(model: Any, obs_row: np.ndarray, legal: np.ndarray, prior: int | None) -> int:
-    """The per-decision path's computation (:meth:`paohuzi_training.policy.PolicyAgent.act`), on the
+    """The per-decision path's computation (:meth:`paohuzi_training.nets.policy.PolicyAgent.act`), on the
     same inputs: a fresh one-row observation tensor, a bool mask, the prior's action."""
     import torch
 
@@ -185,9 +185,9 @@ def _net_actions(net: _Net, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray
 def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], seed: int,
                rules: Any, slots: int = SLOTS, value_function: str | None = None,
                method: str = "aivat") -> list[Any]:
-    """The rows of :func:`paohuzi_training.evaluate.play_deal` for every deal in ``deals`` (three
+    """The rows of :func:`paohuzi_training.eval.evaluate.play_deal` for every deal in ``deals`` (three
     games each), played together on one VectorGame of up to ``slots`` hands; with
-    ``value_function``, each with the candidate's control variate (:mod:`paohuzi_training.aivat`)."""
+    ``value_function``, each with the candidate's control variate (:mod:`paohuzi_training.eval.aivat`)."""
     from paohuzi_env import fast
 
     from . import aivat
@@ -308,7 +308,7 @@ def play_deals(candidate: str, opponents: Sequence[str], deals: Sequence[int], s
 
 
 def work(args: tuple) -> list[Any]:
-    """A job of :func:`paohuzi_training.evaluate.evaluate` (the tuple its ``_work`` takes), batched."""
+    """A job of :func:`paohuzi_training.eval.evaluate.evaluate` (the tuple its ``_work`` takes), batched."""
     candidate, opponents, deals, seed, rules, _backend, value_function, method = args
     return play_deals(candidate, opponents, deals, seed, rules, value_function=value_function,
                       method=method)

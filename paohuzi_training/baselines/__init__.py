@@ -1,5 +1,7 @@
-"""Short, complete examples of plugging the env into RL frameworks (see the README's "Use with
-your framework"); each module has ``train(steps, seed)`` and a command line from :func:`run`."""
+"""Other frameworks' trainers on the env, for comparison: RLlib's PPO (:mod:`.rllib_ppo`), and
+short, complete examples of plugging the env into TorchRL and Tianshou (:mod:`.torchrl_pg`,
+:mod:`.tianshou_pg`; see the README's "Use with your framework"), each with ``train(steps, seed)``
+and a command line from :func:`run`."""
 
 from __future__ import annotations
 

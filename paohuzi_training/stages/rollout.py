@@ -14,7 +14,7 @@ forward pass of the learner over every hand where a learner seat acts, and one p
 use; duplicate rollouts (``advantage: rollout``) on copies of the hands (``playout_after``); the
 central critic's full-information features from ``state()``. Every decision of a learner seat
 is one transition; when a hand ends, each learner seat's trajectory gets the hand's reward on
-its last transition and its own GAE (:mod:`paohuzi_training.batch`; trajectories of different seats or
+its last transition and its own GAE (:mod:`paohuzi_training.stages.batch`; trajectories of different seats or
 hands never mix).
 """
 
@@ -35,9 +35,10 @@ from paohuzi_env.backends.select import resolve_backend, vector_game_class
 from paohuzi_env.encode.rewards import reward_from_scores
 from paohuzi_env.game.actions import NUM_ACTIONS
 
-from .batch import TransitionStore, tick_buffers
-from .config import PPOConfig
-from .model import ActorCritic, model_for, network_input
+from ..config import PPOConfig
+from ..nets.model import ActorCritic, model_for, network_input
+from ..nets.ticks import tick_buffers
+from .batch import TransitionStore
 
 hand_reward = reward_from_scores
 """The reward of one seat for a finished hand: the env's,
@@ -354,8 +355,8 @@ def _opponent(spec: str, rules, rng: np.random.Generator):
     """A fixed opponent of ``opponent_agents``: a ``checkpoint:`` spec's network (batched in
     torch by the rollout), else the agent the spec names."""
     if spec.startswith("checkpoint:"):
-        from .checkpoint import load_checkpoint
-        from .policy import model_from_checkpoint
+        from ..nets.checkpoint import load_checkpoint
+        from ..nets.policy import model_from_checkpoint
 
         return model_from_checkpoint(load_checkpoint(spec.split(":", 1)[1], rules=rules))
     return make_agent(spec, seed=int(rng.integers(2**63)), rules=rules)
@@ -377,7 +378,7 @@ def _playout_opponent(spec: str, agent, rules):
     except (ValueError, OSError) as e:
         raise ValueError(f"advantage: rollout against {spec!r} plays its hands out with the "
                          f"network in the core, which reads a .safetensors policy beside it "
-                         f"(python -m paohuzi_training.checkpoint export {path} "
+                         f"(python -m paohuzi_training.nets.checkpoint export {path} "
                          f"{Path(path).with_suffix('.safetensors')}): {e}") from None
 
 

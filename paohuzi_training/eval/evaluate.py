@@ -10,7 +10,7 @@ Results are identical for the same seed whatever the number of worker processes:
 every agent seat draws from its own ``SeedSequence`` keyed by (seed, deal, rotation, seat).
 ``--journal FILE`` appends each finished batch of deals to FILE, and a run given a journal plays
 only the deals it lacks: a long evaluation runs in pieces (kill it, run the same command again)
-and gives the numbers of one uninterrupted run (:mod:`paohuzi_training.journal`).
+and gives the numbers of one uninterrupted run (:mod:`paohuzi_training.eval.journal`).
 
 ``--league A B C ...`` plays a round robin (each agent as candidate against every other) and
 rates all agents with OpenSkill (Plackett–Luce) from the finishing order of every game; it
@@ -56,7 +56,7 @@ def play_deal(candidate: str, opponents: Sequence[str], deal: int, seed: int, ru
               method: str = "aivat") -> list[GameRow]:
     """The three rotations of one deal (``backend``: ``fast`` or ``python``; the same rows).
     With ``value_function`` (a path), each row carries the candidate's control variate
-    (:mod:`paohuzi_training.aivat`; ``method`` one of its :data:`~paohuzi_training.aivat.METHODS`
+    (:mod:`paohuzi_training.eval.aivat`; ``method`` one of its :data:`~paohuzi_training.eval.aivat.METHODS`
     but ``none``)."""
     rules = as_rules(rules)
     vf = None if value_function is None else aivat.load(value_function, rules)
@@ -83,7 +83,7 @@ def _probs_and_action(agent: Any, game: Any, seat: int) -> tuple[int, dict[str, 
     probabilities over the legal actions (the same forward pass ``PolicyAgent.act`` makes)."""
     if getattr(agent, "model", None) is None or getattr(agent, "sample", True):
         return decide(agent, game, seat), None
-    from .policy import PolicyAgent  # torch is loaded: the agent holds a network
+    from ..nets.policy import PolicyAgent  # torch is loaded: the agent holds a network
 
     if not isinstance(agent, PolicyAgent):
         return decide(agent, game, seat), None
@@ -269,14 +269,14 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
         backend: ``auto`` (default: the compiled core when built), ``fast`` or ``python``; the
             numbers do not depend on it (:mod:`paohuzi_env.backends.select`).
         batched: on the fast backend, play network agents over a VectorGame with one forward
-            pass per tick (:mod:`paohuzi_training.batched_eval`); the numbers do not depend on it.
+            pass per tick (:mod:`paohuzi_training.eval.batched_eval`); the numbers do not depend on it.
         variance_reduction: ``none``, ``aivat`` or ``aivat-lookahead`` (``2``, ``3``: deeper)
-            (control variates over the wall's draws, :mod:`paohuzi_training.aivat`: the
+            (control variates over the wall's draws, :mod:`paohuzi_training.eval.aivat`: the
             corrected mean and CI are added as ``variance_reduction``; the plain figures stay as
             they are).
         value_function: with a variance reduction, the value function's ``.safetensors``
-            (default: the packaged one of the rules, :func:`paohuzi_training.aivat.for_rules`).
-        journal: a file to append every finished job's rows to (:mod:`paohuzi_training.journal`):
+            (default: the packaged one of the rules, :func:`paohuzi_training.eval.aivat.for_rules`).
+        journal: a file to append every finished job's rows to (:mod:`paohuzi_training.eval.journal`):
             if it holds deals of this same evaluation, only the others are played, so a run
             that was killed resumes where it stopped and gives the uninterrupted run's numbers.
 
@@ -575,7 +575,7 @@ def main(argv: list[str] | None = None) -> int:
                         "(can run code: only for files you made)")
     a = p.parse_args(argv)
     if a.trust_checkpoint:
-        from .checkpoint import trust_checkpoints
+        from ..nets.checkpoint import trust_checkpoints
 
         trust_checkpoints()  # this process and its workers
     if a.save_records and a.league:

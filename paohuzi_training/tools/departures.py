@@ -1,8 +1,8 @@
 """Where the search leaves its rollout bot, and where a network leaves both:
-``python -m paohuzi_training.departures LABELS [--network PATH] [--shards N]``.
+``python -m paohuzi_training.tools.departures LABELS [--network PATH] [--shards N]``.
 
 A diagnostic for distillation (docs/distill.md, "Where the limit is"). It replays the hands of a
-label run (:mod:`paohuzi_training.label`; hand ``h`` is dealt from ``SeedSequence([seed, h])`` and its
+label run (:mod:`paohuzi_training.stages.label`; hand ``h`` is dealt from ``SeedSequence([seed, h])`` and its
 labelled decisions hold every choice of the search seats, so the hand is rebuilt exactly) and,
 at every labelled decision, asks the compiled ``expert`` what it would play there. It reports,
 by decision kind and by whether the seat is the dealer:
@@ -34,7 +34,7 @@ import numpy as np
 
 from paohuzi_env.bots.heuristic import ExpertAgent
 
-from .label import DECISIONS, META, check_replayable, iter_shards, replay, run_rules
+from ..stages.label import DECISIONS, META, check_replayable, iter_shards, replay, run_rules
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
@@ -135,9 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit status: 2 when the labels or the network cannot be read, else 0.
     """
-    p = argparse.ArgumentParser(prog="python -m paohuzi_training.departures", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m paohuzi_training.tools.departures", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("labels", help="a label run's directory (python -m paohuzi_training.label)")
+    p.add_argument("labels", help="a label run's directory (python -m paohuzi_training.stages.label)")
     p.add_argument("--network", help="a play-only .safetensors policy to compare as well")
     p.add_argument("--shards", type=int, help="only the first N shards")
     p.add_argument("--json", help="also write the figures here")

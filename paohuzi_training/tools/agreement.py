@@ -1,9 +1,9 @@
 """How well each actor network imitates ``expert``:
-``python -m paohuzi_training.agreement [--decisions N] [--epochs E] [--actors mlp:256 conv:512 ...]``.
+``python -m paohuzi_training.tools.agreement [--decisions N] [--epochs E] [--actors mlp:256 conv:512 ...]``.
 
 Generates ``N`` expert self-play decisions with a real choice (the behaviour-cloning generator,
-paohuzi_training/bc.py, one process) plus ``--held`` (50,000) more held out, then fits each actor
-(``mlp:HIDDEN`` or ``conv:HIDDEN[:CHANNELS]``, paohuzi_training/model.py) with behaviour cloning's own
+paohuzi_training/stages/clone.py, one process) plus ``--held`` (50,000) more held out, then fits each actor
+(``mlp:HIDDEN`` or ``conv:HIDDEN[:CHANNELS]``, paohuzi_training/nets/model.py) with behaviour cloning's own
 fit for ``E`` epochs (Adam 1e-3, minibatches of 512, one torch thread, seed 0) and prints after
 every epoch its agreement with the expert's choice on the held-out decisions and on as many of
 the training decisions. It is the measurement behind the conv actor (docs/distill.md); it
@@ -18,9 +18,9 @@ import time
 import numpy as np
 import torch
 
-from .bc import _demo_part, _fit_bc
-from .config import make_config, to_dict
-from .model import model_for
+from ..config import make_config, to_dict
+from ..nets.model import model_for
+from ..stages.clone import _demo_part, _fit_bc
 
 
 def _actor_config(spec: str) -> dict:
@@ -36,7 +36,7 @@ def _actor_config(spec: str) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     """The command line: fit each actor on the expert's decisions and print its agreement per epoch."""
-    p = argparse.ArgumentParser(prog="python -m paohuzi_training.agreement", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m paohuzi_training.tools.agreement", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--decisions", type=int, default=400_000, help="training decisions")
     p.add_argument("--epochs", type=int, default=4)

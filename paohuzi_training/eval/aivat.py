@@ -23,7 +23,7 @@ pass in C++), without the GIL.
 
 Train one (the packaged one was made by this command, recorded in its sidecar)::
 
-    python -m paohuzi_training.aivat train --rules huaihua --hands 200000 --playouts 4 \
+    python -m paohuzi_training.eval.aivat train --rules huaihua --hands 200000 --playouts 4 \
         --seed 20261203 --epochs 6 --out paohuzi_env/networks/chance-huaihua.safetensors
 """
 
@@ -43,7 +43,7 @@ import numpy as np
 from paohuzi_env.agents.network import read_safetensors
 from paohuzi_env.game.rules import Rules, as_rules, preset_names, rules_from_record
 
-from .files import write_atomic
+from ..nets.files import write_atomic
 
 FORMAT = "paohuzi-chance-value-v1"
 """The ``format`` of a value function's JSON sidecar."""
@@ -59,7 +59,7 @@ three draws ahead (narrower each time, about ten times the work each: for agents
 cost a tenth of a second, or seconds). docs/aivat.md."""
 LOOKAHEAD_DEPTH = {"aivat-lookahead": 1, "aivat-lookahead2": 2, "aivat-lookahead3": 3}
 """The draws each lookahead method plays ahead before the network values the state."""
-NETWORKS_DIR = Path(__file__).resolve().parent.parent / "paohuzi_env" / "networks"
+NETWORKS_DIR = Path(__file__).resolve().parents[2] / "paohuzi_env" / "networks"
 TENSORS = ("w0", "b0", "w1", "b1", "wg", "wk", "bk", "embed", "w3", "b3")
 
 
@@ -198,7 +198,7 @@ def load(path: str | Path, rules: str | Rules | None = None) -> ValueFunction:
         st = path.stat()
     except OSError:
         raise ValueError(f"no value function at {path} (train one with python -m "
-                         "paohuzi_training.aivat train --out PATH)") from None
+                         "paohuzi_training.eval.aivat train --out PATH)") from None
     key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
     vf = _LOADED.get(key)
     if vf is None:
@@ -250,7 +250,7 @@ def for_rules(rules: str | Rules, path: str | Path | None = None) -> ValueFuncti
     if not rules.wang and packaged_path("huaihua").exists():
         return load(packaged_path("huaihua"), rules)
     raise ValueError(f"no packaged value function for rules {rules.name!r} (with 王); train one "
-                     f"with python -m paohuzi_training.aivat train --rules {rules.name} --out "
+                     f"with python -m paohuzi_training.eval.aivat train --rules {rules.name} --out "
                      "PATH and pass --value-function PATH")
 
 
@@ -579,7 +579,7 @@ def train(rules: str | Rules, hands: int, seed: int, out: str | Path, *, playout
                        "deals": f"VectorGame deals of seeds {seed * 1000}.. (an evaluation deals "
                                 "from SeedSequence([seed, deal]): never these)"},
         "epochs": log, "wall_seconds": round(time.perf_counter() - start, 1),
-        "command": (f"python -m paohuzi_training.aivat train --rules {rules.name} --hands {hands} "
+        "command": (f"python -m paohuzi_training.eval.aivat train --rules {rules.name} --hands {hands} "
                     f"--playouts {playouts} --seed {seed} --hidden {hidden} --head {head} "
                     f"--epochs {epochs} --out {out}"),
     }
@@ -700,7 +700,7 @@ def refine(init: str | Path, hands: int, seed: int, out: str | Path, *, iters: i
                     "iters": iters, "epochs": epochs, "lr": lr, "seed": seed,
                     "deals": f"VectorGame deals of seeds {seed * 100}.. (never an evaluation's)",
                     "rounds": log, "wall_seconds": round(time.perf_counter() - start, 1)},
-        "command": (f"python -m paohuzi_training.aivat refine --init {init} --hands {hands} "
+        "command": (f"python -m paohuzi_training.eval.aivat refine --init {init} --hands {hands} "
                     f"--iters {iters} --epochs {epochs} --seed {seed} --out {out}"),
     }
     save(out, model.tensors(), meta)
@@ -708,13 +708,13 @@ def refine(init: str | Path, hands: int, seed: int, out: str | Path, *, iters: i
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m paohuzi_training.aivat train|refine ...``: make a value function, or make
+    """``python -m paohuzi_training.eval.aivat train|refine ...``: make a value function, or make
     one consistent with its own lookahead.
 
     Returns:
         The exit status: 2 for bad options, else 0.
     """
-    p = argparse.ArgumentParser(prog="python -m paohuzi_training.aivat", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m paohuzi_training.eval.aivat", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     t = sub.add_parser("train", help="self-play the bots and fit a value function")
@@ -748,7 +748,7 @@ def main(argv: list[str] | None = None) -> int:
             meta = refine(a.init, a.hands, a.seed, a.out, iters=a.iters, epochs=a.epochs,
                           threads=a.threads, progress=not a.no_progress)
         except ValueError as e:
-            print(f"python -m paohuzi_training.aivat: error: {e}", file=sys.stderr)
+            print(f"python -m paohuzi_training.eval.aivat: error: {e}", file=sys.stderr)
             return 2
         last = meta["refined"]["rounds"][-1]
         print(f"wrote {a.out} ({a.iters} rounds of {a.hands} hands; last round's validation "
@@ -764,7 +764,7 @@ def main(argv: list[str] | None = None) -> int:
         meta = train(a.rules, a.hands, a.seed, a.out, playouts=a.playouts, hidden=a.hidden,
                      head=a.head, epochs=a.epochs, workers=a.workers, progress=not a.no_progress)
     except ValueError as e:
-        print(f"python -m paohuzi_training.aivat: error: {e}", file=sys.stderr)
+        print(f"python -m paohuzi_training.eval.aivat: error: {e}", file=sys.stderr)
         return 2
     last = meta["epochs"][-1]
     print(f"wrote {a.out} ({meta['trained_on']['draws']} draws of {a.hands} hands; validation "
