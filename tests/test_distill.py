@@ -12,10 +12,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from paohuzi_env import fast  # noqa: E402
-from paohuzi_training.config import make_config  # noqa: E402
+from paohuzi_training.config import kl_coef_at  # noqa: E402
 from paohuzi_training.eval.evaluate import evaluate  # noqa: E402
 from paohuzi_training.nets.checkpoint import load_checkpoint  # noqa: E402
 from paohuzi_training.nets.model import ActorCritic  # noqa: E402
+from paohuzi_training.recipe import make_config  # noqa: E402
 from paohuzi_training.stages.distill import (  # noqa: E402
     STATE_NAME,
     _losses,
@@ -24,7 +25,8 @@ from paohuzi_training.stages.distill import (  # noqa: E402
     value_target,
 )
 from paohuzi_training.stages.label import LabelConfig, label  # noqa: E402
-from paohuzi_training.stages.ppo import kl_coef_at, ppo_update, train  # noqa: E402
+from paohuzi_training.stages.ppo import ppo_update  # noqa: E402
+from paohuzi_training.train import train  # noqa: E402
 
 needs_core = pytest.mark.skipif(not fast.available(), reason="the search needs the compiled core")
 

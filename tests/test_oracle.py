@@ -12,11 +12,12 @@ torch = pytest.importorskip("torch")
 from paohuzi_env import fast  # noqa: E402
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.game.engine import Game  # noqa: E402
-from paohuzi_training.config import make_config, oracle_keep_at  # noqa: E402
+from paohuzi_training.config import oracle_keep_at  # noqa: E402
 from paohuzi_training.nets.checkpoint import export_policy, load_checkpoint  # noqa: E402
 from paohuzi_training.nets.model import model_for  # noqa: E402
-from paohuzi_training.stages.ppo import train  # noqa: E402
+from paohuzi_training.recipe import make_config  # noqa: E402
 from paohuzi_training.stages.rollout import Rollout  # noqa: E402
+from paohuzi_training.train import train  # noqa: E402
 
 
 def _tiny(**kw):

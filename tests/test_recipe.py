@@ -70,8 +70,8 @@ def test_smoke_runs_every_stage_then_skips_them(base, tmp_path, capsys):
     assert all("skipped" in line for line in text.splitlines()
                if line.startswith("[") and any(f"] {s}:" in line for s in STAGES[:3]))
     # what each stage was made from: its settings, the seed, its inputs' digests
-    assert recs["ppo"]["settings"]["init_from"] == "distill/checkpoints/distill__1/final.pt"
-    assert recs["ppo"]["seed"] == 1 and set(recs["ppo"]["inputs"]) == {recs["ppo"]["settings"]["init_from"]}
+    assert recs["ppo"]["settings"]["start"] == "distill/checkpoints/distill__1/final.pt"
+    assert recs["ppo"]["seed"] == 1 and set(recs["ppo"]["inputs"]) == {recs["ppo"]["settings"]["start"]}
     assert recs["distill"]["settings"]["distill_labels"] == ["labels"]
     final = load_checkpoint(out / "ppo/checkpoints/ppo__1/final.pt")
     assert final["global_step"] == 2048
@@ -189,7 +189,7 @@ def test_a_round_of_expert_iteration_starts_from_its_network(tmp_path, capsys):
     rec = _records(out)
     assert rec["clone"]["settings"] == {"start": str(start)}
     assert not (out / "clone" / "model.pt").exists()
-    assert rec["distill"]["settings"]["init_from"] == str(start)
+    assert rec["distill"]["settings"]["start"] == str(start)
     assert rec["distill"]["settings"]["distill_departure_weight"] == 4.0
     assert str(start) in rec["distill"]["inputs"]
     search = json.loads((out / "labels" / "labels.json").read_text())["config"]["search"]

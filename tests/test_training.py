@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 
@@ -14,7 +13,7 @@ torch = pytest.importorskip("torch")
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.game.actions import NUM_ACTIONS  # noqa: E402
 from paohuzi_env.game.engine import Game  # noqa: E402
-from paohuzi_training.config import PPOConfig, load_config, make_config, to_dict  # noqa: E402
+from paohuzi_training.config import to_dict  # noqa: E402
 from paohuzi_training.eval.evaluate import evaluate  # noqa: E402
 from paohuzi_training.nets.checkpoint import (  # noqa: E402
     export_policy,
@@ -23,8 +22,9 @@ from paohuzi_training.nets.checkpoint import (  # noqa: E402
     slim_checkpoint,
 )
 from paohuzi_training.nets.model import MASK_VALUE, ActorCritic, model_for  # noqa: E402
-from paohuzi_training.stages.ppo import train  # noqa: E402
+from paohuzi_training.recipe import TrainConfig, load_config, make_config  # noqa: E402
 from paohuzi_training.stages.rollout import Rollout, hand_reward  # noqa: E402
+from paohuzi_training.train import train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _reference(cfg):
     """The same config on the reference engine (these tests check the Python rollout; the
     compiled core's are in tests/test_vector_rollout.py)."""
-    return dataclasses.replace(cfg, backend="python")
+    return cfg.replace(backend="python")
 
 
 def _tiny(**kw):
@@ -190,7 +190,7 @@ def test_every_committed_config_loads(name):
 
 def test_config_loading_and_errors(tmp_path):
     cfg = load_config(ROOT / "configs" / "ppo.yaml")
-    assert isinstance(cfg, PPOConfig)
+    assert isinstance(cfg, TrainConfig)
     assert load_config(ROOT / "configs" / "ppo-tiny.yaml").total_steps == 4000
     # 2e-5 (no dot) is a string to YAML 1.1, a float to the config
     assert load_config(ROOT / "configs" / "ppo-tiny.yaml", ["learning_rate=2e-5"]).learning_rate == 2e-5

@@ -15,7 +15,7 @@ from paohuzi_env import fast  # noqa: E402
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.backends.reference import ReferenceVectorGame  # noqa: E402
 from paohuzi_env.game.engine import Game  # noqa: E402
-from paohuzi_training.config import make_config  # noqa: E402
+from paohuzi_training.recipe import make_config  # noqa: E402
 from paohuzi_training.stages.rollout import (  # noqa: E402
     Rollout,
     make_rollout,

@@ -13,7 +13,6 @@ from paohuzi_env.encode.observation import KIND_ROWS as _OBS_KIND_ROWS
 from paohuzi_env.encode.observation import OBS_SIZE, obs_size
 from paohuzi_env.encode.state import STATE_EXTRA_SIZE, state_extra_size
 from paohuzi_env.game.actions import NUM_ACTIONS
-from paohuzi_env.game.cards import NUM_KINDS
 from paohuzi_env.game.rules import Rules, get_rules
 
 MASK_VALUE = -1e8
@@ -27,11 +26,6 @@ def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> 
     torch.nn.init.constant_(layer.bias, bias)
     return layer
 
-
-BELIEF_SIZE = 2 * NUM_KINDS
-"""The belief head's targets: per opponent (rel 1, rel 2) and kind, the copies held (40)."""
-BELIEF_CLASSES = 5
-"""0-4 copies of a kind."""
 
 KIND_ROWS = [list(r) for r in _OBS_KIND_ROWS]
 """The ``conv`` actor's per-kind input rows (29 rows of 20 observation indices:
@@ -131,7 +125,7 @@ class ActorCritic(nn.Module):
                  prior_weight: float = 0.0, obs_size: int = OBS_SIZE,
                  extra_size: int = STATE_EXTRA_SIZE, actor: str = "mlp",
                  conv_channels: int = 128, waits: bool = False, critic_hidden: int = 0,
-                 belief: bool = False, oracle: bool = False) -> None:
+                 oracle: bool = False) -> None:
         super().__init__()
         self.central_critic = central_critic
         self.prior = prior
@@ -153,10 +147,6 @@ class ActorCritic(nn.Module):
             )
         else:
             raise ValueError(f"unknown actor {actor!r}: mlp or conv")
-        # the belief head (config belief_coef > 0): per opponent and kind, logits of holding
-        # 0-4 of it, from the actor's last hidden layer; an auxiliary loss only (play never
-        # reads it, and it is not under actor., so play-only exports leave it out)
-        self.belief = nn.Linear(hidden, BELIEF_SIZE * BELIEF_CLASSES) if belief else None
         # oracle guiding (config oracle_steps > 0): the full-information features into the
         # actor's first hidden layer, from zero; not under actor., so play-only exports leave it
         # out. oracle_keep: the probability the rollouts keep each feature with (the trainer
@@ -192,20 +182,6 @@ class ActorCritic(nn.Module):
                 without oracle guiding.
         """
         return self._masked(obs, mask, prior, oracle)[0]
-
-    def logits_and_belief(self, obs: torch.Tensor, mask: torch.Tensor,
-                          prior: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """:meth:`masked_logits` and the belief head's logits, shape ``(..., 40, 5)`` (opponent
-        rel 1's kinds 0-19, then rel 2's; holding 0-4 of each), from one pass through the actor.
-
-        Raises:
-            ValueError: the network has no belief head (config ``belief_coef`` 0).
-        """
-        if self.belief is None:
-            raise ValueError("this network has no belief head (config belief_coef: 0)")
-        logits, h = self._masked(obs, mask, prior, None)
-        b = self.belief(h).float()
-        return logits, b.reshape(*b.shape[:-1], BELIEF_SIZE, BELIEF_CLASSES)
 
     def _masked(self, obs: torch.Tensor, mask: torch.Tensor, prior: torch.Tensor | None,
                 oracle: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -248,43 +224,18 @@ class ActorCritic(nn.Module):
             obs = torch.cat([obs, extra], dim=-1)
         return self.critic(obs).squeeze(-1).float()
 
-    def evaluate(self, obs, mask, action, extra=None, prior=None, full: bool = False,
-                 belief: bool = False, oracle=None):
+    def evaluate(self, obs, mask, action, extra=None, prior=None, full: bool = False, oracle=None):
         """log-prob of ``action``, entropy over legal actions, and value (and, with ``full``,
-        the log-probabilities of every action as a fourth item; with ``belief`` too, the belief
-        head's logits as a fifth, :meth:`logits_and_belief`); ``oracle``: as
-        :meth:`masked_logits` (not with ``belief``)."""
-        if belief and oracle is not None:
-            raise ValueError("the belief head and oracle guiding are not trained together")
-        logits, b = (self.logits_and_belief(obs, mask, prior) if belief
-                     else (self.masked_logits(obs, mask, prior, oracle), None))
+        the log-probabilities of every action as a fourth item); ``oracle``: as
+        :meth:`masked_logits`."""
+        logits = self.masked_logits(obs, mask, prior, oracle)
         logp_all = torch.log_softmax(logits, dim=-1)
         p = logp_all.exp()
         entropy = -(torch.where(mask, p * logp_all, torch.zeros_like(p))).sum(-1)
         logp = logp_all.gather(-1, action.unsqueeze(-1)).squeeze(-1)
-        if belief:
-            return logp, entropy, self.value(obs, extra), logp_all, b
         if full:
             return logp, entropy, self.value(obs, extra), logp_all
         return logp, entropy, self.value(obs, extra)
-
-
-def belief_targets(extra: torch.Tensor) -> torch.Tensor:
-    """What the belief head learns: from the full-information features ``extra``
-    (:func:`paohuzi_env.encode.state.state_extra`, rows), how many of each kind opponent rel 1
-    and then rel 2 holds in hand (entries 0-39 are those counts / 4): a long tensor
-    ``(..., 40)`` of 0-4."""
-    return torch.round(extra[..., :BELIEF_SIZE].float() * 4).long()
-
-
-def belief_loss(logits: torch.Tensor, extra: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The belief head's mean cross-entropy over every (row, opponent, kind) against
-    :func:`belief_targets`, and the share of those its most probable count gets right."""
-    target = belief_targets(extra)
-    flat = logits.reshape(-1, BELIEF_CLASSES)
-    loss = nn.functional.cross_entropy(flat, target.reshape(-1))
-    acc = (flat.argmax(-1) == target.reshape(-1)).float().mean()
-    return loss, acc
 
 
 def _get(cfg, key: str, default: Any = None) -> Any:
@@ -303,6 +254,9 @@ def model_for(cfg) -> ActorCritic:
     """The network a config describes (``cfg``: a :class:`PPOConfig` or its dict), its input
     sizes those of the config's rules (:func:`rules_for`)."""
     rules = rules_for(cfg)
+    if float(_get(cfg, "belief_coef", 0.0) or 0.0) > 0:
+        raise ValueError("this network was trained with a belief head (belief_coef > 0), which "
+                         "the trainer no longer has; read it with the trainer of commit a7f5325")
     return ActorCritic(int(_get(cfg, "hidden")), bool(_get(cfg, "central_critic")),
                        str(_get(cfg, "prior", "none")), float(_get(cfg, "prior_weight", 0.0)),
                        obs_size=obs_size(rules), extra_size=state_extra_size(rules),
@@ -310,7 +264,6 @@ def model_for(cfg) -> ActorCritic:
                        conv_channels=int(_get(cfg, "conv_channels", 128)),
                        waits=bool(_get(cfg, "wait_features", False)),
                        critic_hidden=int(_get(cfg, "critic_hidden", 0) or 0),
-                       belief=float(_get(cfg, "belief_coef", 0.0) or 0.0) > 0,
                        oracle=int(_get(cfg, "oracle_steps", 0) or 0) > 0)
 
 

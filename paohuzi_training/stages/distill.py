@@ -27,16 +27,21 @@ cross-entropy and its value loss go to TensorBoard (``distill/...``) and the log
 The phase runs in resumable pieces: after every epoch the network, the optimiser, the epoch and
 the generator state are written atomically to ``checkpoints/<run>__<seed>/distill.pt`` (the same
 file replaced, loadable with ``weights_only=True``); a run started again with the same config
-continues from the last finished epoch. ``paohuzi-recipe``'s ``distill`` stage runs the
-phase (``distill_labels``: the label directories) and its ``ppo`` stage then PPO from the
-distilled network, with an optional KL penalty toward it (``kl_coef``, decaying over ``kl_decay_steps``; see
+continues from the last finished epoch.
+
+``run(DistillConfig, DistillInputs) -> Path`` is the stage: the network it starts from is an input
+(``start``: the clone's, or a trained network in a round of expert iteration; none: a fresh one),
+and it writes the distilled network as a checkpoint, which the PPO stage then starts from (with
+an optional KL penalty toward it: ``kl_coef``, decaying over ``kl_decay_steps``; see
 :func:`paohuzi_training.stages.ppo.ppo_update`).
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,19 +51,121 @@ import torch
 from paohuzi_env.encode.observation import obs_size, obs_version
 from paohuzi_env.encode.rewards import NORMALIZER
 
-from ..config import PPOConfig, to_dict
+from ..config import NetConfig, RunConfig, Shared, to_dict
 from ..nets.checkpoint import load_checkpoint, save_checkpoint
 from .label import META, load_labels
+
+
+@dataclass
+class DistillConfig(Shared):
+    """The distill stage's keys, with the run and the network it shares with the other stages."""
+
+    run: RunConfig = field(default_factory=RunConfig)
+    """The run's name, seed, rules and machine."""
+    net: NetConfig = field(default_factory=NetConfig)
+    """The network's shape."""
+    distill_labels: list = field(default_factory=list)
+    """Distillation (:mod:`paohuzi_training.stages.distill`): label directories written by
+    ``python -m paohuzi_training.stages.label`` to fit the network to before PPO (empty: no distillation)."""
+    distill_epochs: int = 10
+    """Epochs over the labels (raise it and run again to continue a finished phase)."""
+    distill_temperature: float = 1.0
+    """T of the soft target ``softmax(mean / T)`` over the search's per-action mean points."""
+    distill_soft: float = 0.5
+    """Weight of the soft target; the search's chosen action gets ``1 - distill_soft``."""
+    distill_departure_weight: float = 1.0
+    """Weight of a departure in the policy losses: a labelled decision where the search chose
+    another action than the argmax of the network the distillation starts from (its ``start``:
+    in a round of expert iteration, the network that guided the search), the
+    decisions where the search found something the network did not know. 1: every decision
+    alike."""
+    distill_learning_rate: float = 1e-3
+    """Adam learning rate of the distillation phase."""
+    distill_holdout: float = 0.05
+    """Share of the labelled hands held out to measure agreement and value loss (0: none)."""
+    minibatch_size: int = 1024
+    """Labelled decisions per gradient step (the key PPO reads too)."""
+    reward: str = "normalized"
+    """How the value head's target scores a hand's points (the key PPO reads too)."""
+    vf_coef: float = 0.5
+    """The value loss's weight (the key PPO reads too)."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping norm (the key PPO reads too)."""
+
+    def check(self) -> None:
+        """Range checks with messages that say what is allowed (``ValueError``)."""
+        if not all(isinstance(d, str) and d for d in self.distill_labels):
+            raise ValueError("config 'distill_labels' must be a list of label directories")
+        if self.distill_labels and (self.prior != "none" or self.central_critic):
+            raise ValueError("config 'distill_labels' trains a plain network from the seat's "
+                             "observation: it needs prior: none and central_critic: false (PPO "
+                             "after it may use a central critic: start a second run from the "
+                             "distilled network)")
+        if self.distill_departure_weight <= 0:
+            raise ValueError(f"config 'distill_departure_weight' must be > 0, got "
+                             f"{self.distill_departure_weight}")
+        if self.distill_epochs < 0 or self.distill_temperature <= 0 or self.distill_learning_rate <= 0:
+            raise ValueError("config 'distill_epochs' must be >= 0, 'distill_temperature' and "
+                             "'distill_learning_rate' > 0")
+        if not 0 <= self.distill_soft <= 1 or not 0 <= self.distill_holdout <= 0.5:
+            raise ValueError(f"config 'distill_soft' must be in [0, 1] and 'distill_holdout' in "
+                             f"[0, 0.5], got {self.distill_soft} and {self.distill_holdout}")
+
+
+@dataclass
+class DistillInputs:
+    """What the distill stage reads and writes: ``start``, the network it starts from (a
+    checkpoint or an exported ``.safetensors``; "" for a fresh one); ``folder``, where its
+    resumable state lies; ``out``, the checkpoint it writes; ``runs``, a TensorBoard folder (or
+    None)."""
+
+    folder: Path
+    out: Path
+    start: str = ""
+    runs: Path | None = None
+    trust: bool | None = None
+
+
+def run(config: DistillConfig, inputs: DistillInputs, log=print) -> Path:
+    """Distil the labels of ``config.distill_labels`` into the network ``inputs.start`` (or a
+    fresh one); returns ``inputs.out``."""
+    from ..nets.model import model_for
+    from .housekeeping import load_start, resolve_device
+
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng(np.random.SeedSequence([config.seed, 1]))
+    device = resolve_device(config.device)
+    model = model_for(config).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.distill_learning_rate, eps=1e-5)
+    if inputs.start:
+        load_start(model, inputs.start, config.resolved_rules, log, inputs.trust)
+    writer = None
+    if inputs.runs is not None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(inputs.runs))
+    t0 = time.perf_counter()
+    try:
+        history = distill(model, optimizer, config, device, rng, log, writer, inputs.folder,
+                          start_network=inputs.start)
+    finally:
+        if writer is not None:
+            writer.close()
+    save_checkpoint(inputs.out, {
+        "model": model.state_dict(), "config": to_dict(config),
+        "rules": config.resolved_rules.to_record(), "global_step": 0, "iteration": 0,
+        "train_seconds": time.perf_counter() - t0, "distill_history": history})
+    log(f"distill: {inputs.out}")
+    return inputs.out
 
 STATE_NAME = "distill.pt"
 """The distillation phase's resumable state, in the run's checkpoint folder."""
 KEY_FIELDS = ("seed", "rules", "rules_overrides", "hidden", "reward", "vf_coef", "max_grad_norm",
               "minibatch_size", "distill_temperature", "distill_soft", "distill_departure_weight",
-              "distill_learning_rate", "distill_holdout", "init_from", "actor", "conv_channels",
-              "wait_features",
-              "bc_steps", "bc_epochs", "bc_learning_rate")
-"""The config fields a saved distillation state must share to be continued (``distill_epochs``
-is not one: raising it continues a finished phase for more epochs)."""
+              "distill_learning_rate", "distill_holdout", "actor", "conv_channels", "wait_features")
+"""The config fields a saved distillation state must share to be continued, with the labels and
+the start network (``distill_epochs`` is not one: raising it continues a finished phase for
+more epochs)."""
 
 
 def value_target(points: np.ndarray, reward: str) -> np.ndarray:
@@ -97,7 +204,7 @@ def soft_targets(mean: np.ndarray, mask: np.ndarray, action: np.ndarray,
     return out
 
 
-def load_targets(dirs: Sequence[str], cfg: PPOConfig) -> dict[str, np.ndarray]:
+def load_targets(dirs: Sequence[str], cfg: DistillConfig) -> dict[str, np.ndarray]:
     """The label runs in ``dirs`` as training arrays: ``obs`` (the network's input: with
     ``wait_features`` the observation and then the stored wait features), ``mask``, ``soft``,
     ``action``, ``value`` and ``held`` (the held-out rows).
@@ -181,8 +288,9 @@ def _evaluate(model, t: dict[str, torch.Tensor], rows: torch.Tensor,
     return {k: v / max(1, len(rows)) for k, v in sums.items()}
 
 
-def distill(model, optimizer, cfg: PPOConfig, device, rng: np.random.Generator, log,
-            writer: Any = None, folder: Path | None = None) -> list[dict[str, float]]:
+def distill(model, optimizer, cfg: DistillConfig, device, rng: np.random.Generator, log,
+            writer: Any = None, folder: Path | None = None,
+            start_network: str = "") -> list[dict[str, float]]:
     """Fit ``model`` to the labels of ``cfg.distill_labels`` for ``cfg.distill_epochs`` epochs,
     continuing from ``folder / distill.pt`` when an earlier run of the same config stopped part
     way. Returns the per-epoch history (train and held-out figures)."""
@@ -207,7 +315,7 @@ def distill(model, optimizer, cfg: PPOConfig, device, rng: np.random.Generator, 
     # What the phase's result depends on: a saved state with another key is not continued.
     settings = to_dict(cfg)
     key = {"labels": [str(Path(d).resolve()) for d in cfg.distill_labels],
-           "rows": int(len(data["action"])),
+           "rows": int(len(data["action"])), "start": str(start_network),
            **{k: settings[k] for k in KEY_FIELDS}}
     if state_path.is_file():
         saved = load_checkpoint(state_path)

@@ -1,13 +1,12 @@
 """The PPO loop's housekeeping, kept out of :mod:`paohuzi_training.stages.ppo` so that the loop reads
 top to bottom: the device, what a resumed run may change and the check of it, the start from
-another network (``init_from``) and the frozen KL reference, the TensorBoard scalars of an
-iteration, the periodic and final duplicate-deal evaluations, and the stop signals (SIGINT,
-SIGTERM: finish the iteration, save, stop)."""
+another network (:func:`load_start`, which the distill stage uses too) and the frozen KL
+reference, the TensorBoard scalars of an iteration, and the stop signals (SIGINT, SIGTERM: finish
+the iteration, save, stop)."""
 
 from __future__ import annotations
 
 import signal
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -46,9 +45,8 @@ def bfloat16_update(precision: str, device: Any) -> bool:
 
 
 RESUME_MAY_CHANGE = frozenset({
-    "total_steps", "workers", "eval_every", "eval_deals", "eval_opponents", "final_eval_deals",
-    "save_every", "save_minutes", "device", "backend", "overlap", "save_records", "torch_threads",
-    "ray", "update_precision",
+    "total_steps", "workers", "save_every", "save_minutes", "device", "backend", "overlap",
+    "torch_threads", "ray", "update_precision",
 })
 """Config keys a resumed run may change (the rest must match the checkpoint)."""
 
@@ -56,16 +54,27 @@ RESUME_MAY_CHANGE = frozenset({
 # ---------------------------------------------------------------------- the loop
 
 
+RETIRED = {"belief_coef": 0.0}
+"""Keys of an older trainer that a saved config may hold, at the value they must have to resume:
+the belief head (``belief_coef`` > 0) was removed (it measured -0.030 [-0.099, +0.039]; resume
+such a run with the trainer of commit a7f5325)."""
+
+
 def resume_state(resume: str, cfg: PPOConfig, log, trust: bool | None = None) -> dict:
-    """The checkpoint to continue from, checked against the config (only
-    :data:`RESUME_MAY_CHANGE` may differ)."""
+    """The checkpoint to continue from, checked against the config: PPO's keys (with the run's
+    and the network's) must match the saved ones, but for :data:`RESUME_MAY_CHANGE`. The saved
+    config's other keys (another stage's: cloning, distillation, the start network, evaluation)
+    are not PPO's to compare; a key the saved config lacks (added since) counts at its default."""
     data = load_checkpoint(resume, rules=cfg.resolved_rules, trust=trust)
     if data.get("policy_only"):
         raise ValueError(f"{resume} is a play-only export; resume from the run's latest.pt")
-    # a key the saved config lacks (added to the trainer since) counts at its default
-    saved = {**to_dict(PPOConfig()), **data["config"]}
+    for key, allowed in RETIRED.items():
+        if (data["config"].get(key) or allowed) != allowed:
+            raise ValueError(f"{resume} was trained with {key}: {data['config'][key]}, which this "
+                             f"trainer no longer has; resume it with the trainer of commit a7f5325")
     given = to_dict(cfg)
-    diff = sorted(k for k in set(saved) | set(given) if saved.get(k) != given.get(k))
+    saved = {**to_dict(PPOConfig()), **{k: v for k, v in data["config"].items() if k in given}}
+    diff = sorted(k for k in given if saved.get(k) != given.get(k))
     fixed = [k for k in diff if k not in RESUME_MAY_CHANGE]
     if fixed:
         raise ValueError(
@@ -91,29 +100,29 @@ def frozen(model, state: dict):
     return model
 
 
-def init_from(model, cfg: PPOConfig, log, trust: bool | None) -> None:
-    """Start from ``cfg.init_from``'s network: its actor, and its critic when the shapes match
-    (a distilled plain critic under a central-critic config is left fresh)."""
-    data = load_checkpoint(cfg.init_from, rules=cfg.resolved_rules, trust=trust)
+def load_start(model, path: str, rules, log, trust: bool | None) -> None:
+    """Start ``model`` from the network in ``path`` (a checkpoint or an exported policy): its
+    actor, and its critic when the shapes match (a distilled plain critic under a central critic
+    is left fresh); a network without wait features is widened with zero weights."""
+    data = load_checkpoint(path, rules=rules, trust=trust)
     src = data["model"]
     own = model.state_dict()
     src_waits = bool((data.get("config") or {}).get("wait_features", False))
     if model.waits and not src_waits:
         src = widen_for_waits(src, model)
-        log(f"init_from {cfg.init_from}: a network without wait features; their weights start "
-            "at zero")
+        log(f"start {path}: a network without wait features; their weights start at zero")
     elif src_waits and not model.waits:
-        raise ValueError(f"init_from {cfg.init_from}: that network reads the wait features; "
+        raise ValueError(f"start {path}: that network reads the wait features; "
                          "set wait_features: true")
     actor = {k: v for k, v in src.items() if k.startswith("actor.")}
     bad = [k for k, v in actor.items() if k not in own or own[k].shape != v.shape]
     if bad or len(actor) != sum(k.startswith("actor.") for k in own):
-        raise ValueError(f"init_from {cfg.init_from}: its actor does not fit this config's "
-                         f"network (hidden {cfg.hidden}, prior {cfg.prior!r}); mismatched: {bad}")
+        raise ValueError(f"start {path}: its actor does not fit this config's network (prior "
+                         f"{model.prior!r}, the same actor, hidden and wait features?); mismatched: {bad}")
     critic = {k: v for k, v in src.items() if k.startswith("critic.")}
     fits = all(k in own and own[k].shape == v.shape for k, v in critic.items()) and critic
     model.load_state_dict({**own, **actor, **(critic if fits else {})})
-    log(f"init_from {cfg.init_from}: actor loaded, critic "
+    log(f"start {path}: actor loaded, critic "
         + ("loaded" if fits else "fresh (its shape differs: e.g. a central critic)"))
 
 
@@ -144,31 +153,6 @@ def log_iteration(writer, step: int, batches: list[dict], stats: dict, n: int, d
     for k, v in stats.items():
         writer.add_scalar(f"losses/{k}", v, step)
     return by_opp
-
-
-def eval_summary(res: dict) -> dict:
-    """The figures of each opponent's evaluation kept in a checkpoint's ``eval_history``."""
-    return {o: {"mean_points": r["mean_points"], "ci95": r["ci95"], "win_rate": r["win_rate"]}
-            for o, r in res.items()}
-
-
-def evaluate_checkpoint(path: Path, cfg: PPOConfig, opponents, deals: int, workers: int,
-                        records: Path | None = None) -> dict:
-    """Duplicate-deal evaluation of a checkpoint against each opponent; with ``records``, the
-    ``cfg.save_records`` games it scored worst against each are saved there as hand records."""
-    from ..eval.evaluate import evaluate, save_records
-
-    rules = cfg.resolved_rules
-    out = {}
-    for opp in opponents:
-        res = evaluate(f"checkpoint:{path}", opp, deals=deals, seed=cfg.seed + 12345,
-                       rules=rules, workers=workers, progress=False, mp_context="spawn")
-        rows = res.pop("rows")
-        if records is not None and cfg.save_records:
-            save_records(rows, f"checkpoint:{path}", [opp, opp], records / f"vs-{opp}",
-                         cfg.save_records, which="worst", seed=cfg.seed + 12345, rules=rules)
-        out[opp] = res
-    return out
 
 
 class StopFlag:

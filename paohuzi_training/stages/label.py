@@ -563,6 +563,23 @@ def check_labels(out: str | os.PathLike[str]) -> int:
     return total
 
 
+@dataclass
+class LabelInputs:
+    """Where the label stage writes its shards, and in how many processes (None: one per core)."""
+
+    out: Path
+    workers: int | None = None
+
+
+def run(config: LabelConfig, inputs: LabelInputs, log=print) -> dict[str, Any]:
+    """The label stage: label (or go on labelling) ``config.hands`` hands into ``inputs.out``;
+    returns :func:`label`'s figures."""
+    res = label(config, inputs.out, workers=inputs.workers)
+    log(f"labels: {res['labels']:,} labels from {res['hands']:,} hands this run "
+        f"({res['skipped']} shard(s) finished before)")
+    return res
+
+
 def main(argv: list[str] | None = None) -> int:
     """The ``paohuzi-label`` command: label hands with the search (resuming a run), or with
     ``--add-waits`` add the wait features to an existing run.

@@ -1,28 +1,30 @@
-"""Masked PPO self-play for 跑胡子, in the spirit of CleanRL's ``ppo.py``.
+"""The PPO stage: masked PPO self-play for 跑胡子, in the spirit of CleanRL's ``ppo.py``.
 
-``paohuzi-train --config configs/ppo.yaml [key=value ...] [--resume PATH]``
+``run(PPOConfig, PPOInputs) -> Path`` trains and returns the final checkpoint's path. One network
+plays every seat from the seat-relative observation. Read top to bottom: the setup (seeding, the
+network, Adam, the snapshot league; a resumed run's state; the start network and the KL
+reference, both inputs of the stage), then each iteration: 1. the rollout (workers, local
+processes or Ray actors, play a batch; its advantages are GAE over each (hand, seat) trajectory,
+computed as the batch is taken: :mod:`paohuzi_training.stages.batch`), 2. the clipped update
+(:func:`ppo_update`, below), 3. logging, the league, checkpoints and the periodic evaluation.
+What the project adds to CleanRL, each where it acts: the central critic (``extra``, the critic's
+full-information input), the duplicate-deal baseline (``reward_baseline``, in the rollouts), the
+snapshot league (:mod:`paohuzi_training.stages.league`), the bfloat16 update (``bf16``), the
+resume (``inputs.resume``), oracle guiding (``oracle_steps``) and the KL penalty toward
+``inputs.kl_ref``.
 
-One network plays every seat from the seat-relative observation. Read top to bottom: the config
-(:mod:`paohuzi_training.config`; what a resumed run may change), the loop (:func:`train`: rollout
-workers collect a batch, the update learns from it, then logging, snapshots, checkpoints and
-evaluation), the update (:func:`ppo_update`). The pieces live in modules of their own: the
-rollouts (:mod:`paohuzi_training.stages.rollout`, one loop over either engine), the workers, local
-processes or Ray actors (:mod:`paohuzi_training.stages.workers`), the batches and GAE
-(:mod:`paohuzi_training.stages.batch`), the snapshot league (:mod:`paohuzi_training.stages.league`), behaviour
-cloning (:mod:`paohuzi_training.stages.clone`) and the network (:mod:`paohuzi_training.nets.model`).
-
-Rollout workers (default: one per core) step many hands at once; the main process runs the PPO
-update, evaluates through the duplicate-deal harness, logs to TensorBoard (``runs/<run>``) and
-writes atomic checkpoints to ``checkpoints/<run>/`` (``latest.pt`` and ``final.pt``).
-``--resume`` continues a killed run from its last checkpoint.
+Checkpoints are atomic, ``<root>/checkpoints/<run>__<seed>/latest.pt`` and ``final.pt``;
+TensorBoard logs go to ``<root>/runs/<run>__<seed>``. ``paohuzi-train`` and ``paohuzi-recipe``
+run this stage through :mod:`paohuzi_training.recipe`.
 """
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -32,16 +34,14 @@ from paohuzi_env.backends.select import resolve_backend, vector_game_class
 
 from ..config import PPOConfig, kl_coef_at, oracle_keep_at, to_dict
 from ..nets.checkpoint import save_checkpoint
-from ..nets.model import belief_loss, model_for
+from ..nets.model import model_for
 from .batch import merge
-from .clone import behaviour_clone
+from .evaluate import EvalConfig, periodic
 from .housekeeping import (
     StopFlag,
     bfloat16_update,
-    eval_summary,
-    evaluate_checkpoint,
     frozen,
-    init_from,
+    load_start,
     log_iteration,
     log_line,
     resolve_device,
@@ -50,23 +50,52 @@ from .housekeeping import (
 from .league import League, frozen_state
 from .workers import make_workers
 
+
+@dataclass
+class PPOInputs:
+    """What the PPO stage starts from and where it writes.
+
+    ``start``: the network to start from (a checkpoint or an exported ``.safetensors``: its actor,
+    its critic where the shapes match; "": a fresh network). ``kl_ref``: the frozen network of
+    the KL penalty (``kl_coef``, decaying over ``kl_decay_steps``): ``start`` (default: the
+    network the stage starts from, after loading ``start``; without a start, the fresh network,
+    only when ``kl_coef`` > 0), ``none``, or a network file. ``resume``: a ``latest.pt`` to
+    continue. ``root``: the folder of ``checkpoints/`` and ``runs/``. ``evaluate``: the periodic
+    evaluation (None: none). ``initial``: where to save the network PPO starts from."""
+
+    start: str = ""
+    kl_ref: str = "start"
+    resume: str | None = None
+    root: Path = Path(".")
+    evaluate: EvalConfig | None = None
+    initial: Path | None = None
+    trust: bool | None = None
+
+
+def kl_reference(cfg: PPOConfig, inputs: PPOInputs) -> str:
+    """The KL reference as the run's record shows it: the network it is, and its schedule."""
+    if inputs.kl_ref == "none" or (inputs.kl_ref == "start" and not inputs.start and cfg.kl_coef == 0):
+        return "none"
+    what = (inputs.start or "the initial network") if inputs.kl_ref == "start" else inputs.kl_ref
+    decay = f", decaying to 0 over {cfg.kl_decay_steps:,} steps" if cfg.kl_decay_steps else ""
+    return f"{what} (kl_coef {cfg.kl_coef:g}{decay})"
+
+
 # ---------------------------------------------------------------------- the loop
 
 
-def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool | None = None,
-          root: str | os.PathLike[str] = ".", initial: Path | None = None) -> Path:
-    """Train; returns the path of the final checkpoint. ``trust``: load ``resume`` even if it
-    needs pickled objects (:func:`paohuzi_training.nets.checkpoint.load_checkpoint`). ``root``: the
-    folder that holds ``checkpoints/<run>`` and ``runs/<run>`` (a recipe stage's folder).
-    ``initial``: where to save the network PPO starts from (after cloning, ``init_from`` and
-    distillation), on a fresh start."""
+def run(cfg: PPOConfig, inputs: PPOInputs, log=log_line) -> Path:
+    """Train; returns the path of the final checkpoint (of ``latest.pt`` when stopped by a
+    signal)."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
+    if inputs.kl_ref == "none" and cfg.kl_coef > 0:
+        raise ValueError("config 'kl_coef' > 0 needs a KL reference (kl_ref start or a network)")
     rules = cfg.resolved_rules
     device = resolve_device(cfg.device)
-    run = f"{cfg.run_name}__{cfg.seed}"
-    ckpt_dir = Path(root) / "checkpoints" / run
+    run_id = f"{cfg.run_name}__{cfg.seed}"
+    ckpt_dir = Path(inputs.root) / "checkpoints" / run_id
     ckpt_path = ckpt_dir / "latest.pt"
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 1]))
@@ -76,10 +105,10 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
     league = League(cfg)
     worker_states = None
     eval_history: list[dict] = []
-    iteration_seconds: list[float] = []  # wall time of each iteration (paohuzi_training.tools.bench reads it)
-    ref = None  # the network PPO started from (distilled or init_from), for the KL penalty
-    if resume:
-        data = resume_state(resume, cfg, log, trust)
+    iteration_seconds: list[float] = []  # wall time of each iteration (tools/bench.py reads it)
+    ref = None  # the frozen KL reference
+    if inputs.resume:
+        data = resume_state(inputs.resume, cfg, log, inputs.trust)
         model.load_state_dict(data["model"])
         optimizer.load_state_dict(data["optimizer"])
         global_step, iteration = data["global_step"], data["iteration"]
@@ -91,7 +120,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
         eval_history = data.get("eval_history", [])
         if data.get("kl_ref") is not None:
             ref = frozen(model_for(cfg).to(device), data["kl_ref"])
-        log(f"resumed {resume} at step {global_step} (iteration {iteration})")
+        log(f"resumed {inputs.resume} at step {global_step} (iteration {iteration})")
     if cfg.ray:
         from .workers import connect
 
@@ -101,58 +130,59 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
         n_workers = cfg.workers or os.cpu_count() or 1
     if worker_states is not None and len(worker_states) != n_workers:
         worker_states = None  # a different worker count: fresh worker generators
-    writer = SummaryWriter(str(Path(root) / "runs" / run))
+    ev = inputs.evaluate
+    if ev is not None and ev.workers is None:
+        ev = dataclasses.replace(ev, workers=n_workers)
+    writer = SummaryWriter(str(Path(inputs.root) / "runs" / run_id))
     writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
         f"|{k}|{v}|" for k, v in to_dict(cfg).items()))
+    reference = kl_reference(cfg, inputs)
 
     def save(path: Path, states) -> None:
         save_checkpoint(path, {
             "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-            "config": to_dict(cfg), "rules": rules.to_record(),
+            "config": to_dict(cfg), "rules": rules.to_record(), "start": inputs.start,
             "global_step": global_step, "iteration": iteration, "train_seconds": t_train,
             "snapshots": league.snapshots, "snapshot_ema": league.ema,
             "rng_state": rng.bit_generator.state, "torch_rng_state": torch.get_rng_state(),
             "worker_rng_states": states, "eval_history": eval_history,
             "iteration_seconds": iteration_seconds[-1000:],
-            **({"kl_ref": ref.state_dict()} if ref is not None else {}),
+            **({"kl_ref": ref.state_dict(), "kl_reference": reference} if ref is not None else {}),
         })
 
     vg_cls = vector_game_class(cfg.backend)
     per_iter = n_workers * cfg.steps_per_worker
-    log(f"paohuzi-train: run {run} | rules {rules.name} | device {device} | torch threads "
+    log(f"ppo: run {run_id} | rules {rules.name} | device {device} | torch threads "
         f"{cfg.torch_threads or torch.get_num_threads()} | {n_workers} rollout worker(s) on "
         f"backend {resolve_backend(cfg.backend)} ({vg_cls.__module__}.{vg_cls.__name__})\n"
         f"  {cfg.total_steps:,} learner decisions in iterations of {per_iter:,} "
-        f"({-(-max(0, cfg.total_steps - global_step) // per_iter)} to go); checkpoints: "
-        f"{ckpt_path} (every {cfg.save_every} iterations"
+        f"({-(-max(0, cfg.total_steps - global_step) // per_iter)} to go); start: "
+        f"{inputs.start or 'a fresh network'}; KL reference: {reference}\n"
+        f"  checkpoints: {ckpt_path} (every {cfg.save_every} iterations"
         + (f" or {cfg.save_minutes:g} min" if cfg.save_minutes else "") + ")\n"
-        f"  TensorBoard: tensorboard --logdir runs   (this run: runs/{run})\n"
+        f"  TensorBoard: tensorboard --logdir {Path(inputs.root) / 'runs'}\n"
         f"  the bar's ETA appears after the first iteration; Ctrl-C (or SIGTERM) saves "
         f"{ckpt_path.name} and stops; resume with --resume {ckpt_path}")
-    if cfg.bc_steps and global_step == 0 and not resume:
-        behaviour_clone(model, optimizer, cfg, device, rng, log, ckpt_dir)
-    if cfg.init_from and global_step == 0 and not resume:
-        init_from(model, cfg, log, trust)
-    if cfg.distill_labels and global_step == 0 and not resume:
-        from .distill import distill
-
-        distill(model, optimizer, cfg, device, rng, log, writer, ckpt_dir)
-        for group in optimizer.param_groups:
-            group["lr"] = cfg.learning_rate
-        optimizer.state.clear()  # PPO's Adam moments start afresh
-    if ref is None and global_step == 0 and not resume and (
-            cfg.kl_coef > 0 or cfg.init_from or cfg.distill_labels):
-        ref = frozen(model_for(cfg).to(device), model.state_dict())
-    if initial is not None and not resume:
-        save(initial, worker_states)
-    if cfg.torch_threads:  # the PPO loop's update (behaviour cloning above used torch's default)
+    fresh = global_step == 0 and not inputs.resume
+    if fresh and inputs.start:
+        load_start(model, inputs.start, rules, log, inputs.trust)
+    if fresh and ref is None and reference != "none":
+        if inputs.kl_ref == "start":  # the network PPO starts from, frozen
+            ref = frozen(model_for(cfg).to(device), model.state_dict())
+        else:
+            ref = model_for(cfg).to(device)
+            load_start(ref, inputs.kl_ref, rules, log, inputs.trust)
+            ref = frozen(ref, ref.state_dict())
+    if inputs.initial is not None and not inputs.resume:
+        save(inputs.initial, worker_states)
+    if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
     if global_step < cfg.total_steps:
         log(f"starting {n_workers} rollout worker(s)" + (" as Ray actors" if cfg.ray else "") + "...")
     workers = make_workers(cfg, n_workers if global_step < cfg.total_steps else 0, worker_states,
                            log=log)
     bar = tqdm(total=cfg.total_steps, initial=min(global_step, cfg.total_steps),
-               desc=run, unit="step", file=sys.stderr, dynamic_ncols=True)
+               desc=run_id, unit="step", file=sys.stderr, dynamic_ncols=True)
     latest_eval = ""
     states = worker_states
     stop = StopFlag(log)
@@ -174,7 +204,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
             if cfg.anneal_lr:
                 frac = 1.0 - global_step / cfg.total_steps
                 optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
-            # 1. rollouts
+            # 1. the rollout: a batch of whole trajectories, with their GAE advantages
             if workers.pending is None:
                 ask(iteration, global_step)
             batches = workers.receive()
@@ -185,7 +215,7 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
             if (cfg.overlap and workers.local is None and global_step + n < cfg.total_steps
                     and not stop.requested):
                 ask(iteration + 1, global_step + n)  # collected while this batch trains
-            # 2. the update
+            # 2. the clipped update
             t1 = time.perf_counter()
             stats = ppo_update(model, optimizer, batch, cfg, device, rng, ref,
                                kl_coef_at(cfg, global_step))
@@ -195,12 +225,12 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
             dt = time.perf_counter() - t0
             t_train += dt
             iteration_seconds.append(dt)
-            # 3. logging, the league, checkpoints, evaluation
+            # 3. logging, the league, checkpoints, the periodic evaluation
             by_opp = log_iteration(writer, global_step, batches, stats, n, dt, t_roll, t_upd,
-                                    optimizer.param_groups[0]["lr"])
+                                   optimizer.param_groups[0]["lr"])
             league.record(by_opp)
             league.after_iteration(model, iteration)
-            bar.update(n)
+            bar.update(min(n, cfg.total_steps - bar.n))  # the last batch may pass the total
             bar.set_postfix_str(f"SPS {n / dt:.0f} {latest_eval}")
             final = global_step >= cfg.total_steps
             due = cfg.save_minutes and time.monotonic() - last_save >= 60 * cfg.save_minutes
@@ -209,43 +239,23 @@ def train(cfg: PPOConfig, resume: str | None = None, log=log_line, trust: bool |
                 last_save = time.monotonic()
             if stop.requested:
                 break
-            if cfg.eval_every and (iteration % cfg.eval_every == 0) and not final:
+            if ev is not None and ev.every and iteration % ev.every == 0 and not final:
                 save(ckpt_path, states)
-                res = evaluate_checkpoint(ckpt_path, cfg, cfg.eval_opponents, cfg.eval_deals,
-                                          n_workers)
-                parts = []
-                for opp, r in res.items():
-                    writer.add_scalar(f"eval/{opp}/mean_points", r["mean_points"], global_step)
-                    writer.add_scalar(f"eval/{opp}/ci_low", r["ci95"][0], global_step)
-                    writer.add_scalar(f"eval/{opp}/ci_high", r["ci95"][1], global_step)
-                    writer.add_scalar(f"eval/{opp}/win_rate", r["win_rate"], global_step)
-                    parts.append(f"{opp} {r['mean_points']:+.2f}")
-                eval_history.append({"step": global_step, **eval_summary(res)})
-                latest_eval = "eval " + " ".join(parts)
+                row, latest_eval = periodic(ckpt_path, ev, writer, global_step)
+                eval_history.append(row)
                 save(ckpt_path, states)
     finally:
         stop.restore()
         workers.close()
         bar.close()
+    writer.close()
     if stop.requested and global_step < cfg.total_steps:
-        writer.close()
         log(f"stopped by {stop.requested} at step {global_step:,} (iteration {iteration}); "
-            f"saved {ckpt_path}. Continue with: paohuzi-train --config <the same config> "
-            f"--resume {ckpt_path}")
+            f"saved {ckpt_path}")
         return ckpt_path
     final_path = ckpt_dir / "final.pt"
     save(final_path, states)
-    if cfg.final_eval_deals:
-        res = evaluate_checkpoint(final_path, cfg, ["random", "greedy", "expert"],
-                                  cfg.final_eval_deals, n_workers, records=ckpt_dir / "records")
-        from ..eval.evaluate import print_table
-
-        print_table(list(res.values()))
-        eval_history.append({"step": global_step, "final": True, **eval_summary(res)})
-        save(final_path, states)
-        (ckpt_dir / "final_eval.json").write_text(json.dumps(res, indent=2, ensure_ascii=False))
-    writer.close()
-    log(f"final checkpoint: {final_path} ({global_step} steps, {t_train:.0f} s, "
+    log(f"final checkpoint: {final_path} ({global_step:,} steps, {t_train:.0f} s, "
         f"{global_step / max(t_train, 1e-9):.0f} steps/s)")
     return final_path
 
@@ -279,7 +289,6 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
     oracle = t["oracle"] if cfg.oracle_steps > 0 else None
     clipfracs: list[float] = []
     kls: list[float] = []
-    beliefs: list[tuple[float, float]] = []
     stats: dict[str, float] = {}
     perms = [rng.permutation(n) for _ in range(cfg.update_epochs)]
     bf16 = bfloat16_update(cfg.update_precision, device)
@@ -298,9 +307,8 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
             with torch.autocast(dev_type, torch.bfloat16, enabled=bf16):
                 out = model.evaluate(t["obs"][mb], t["mask"][mb], t["action"][mb],
                                      None if extra is None else extra[mb], t["prior"][mb], full=True,
-                                     belief=cfg.belief_coef > 0,
                                      oracle=None if oracle is None else oracle[mb])
-            logp, entropy, value, logp_all = out[:4]
+            logp, entropy, value, logp_all = out
             kl_ref = None
             if ref_logp is not None and (kl_coef > 0 or start == 0):
                 kl_ref = torch.where(t["mask"][mb], logp_all.exp() * (logp_all - ref_logp[mb]),
@@ -326,10 +334,6 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
                 v_loss = 0.5 * ((value - ret) ** 2).mean()
             ent = entropy.mean()
             loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
-            if cfg.belief_coef > 0:  # the auxiliary loss: the opponents' hands (extra 0-39)
-                b_loss, b_acc = belief_loss(out[4], t["extra"][mb])  # central_critic: validate()
-                loss = loss + cfg.belief_coef * b_loss
-                beliefs.append((b_loss.item(), b_acc.item()))
             if kl_ref is not None and kl_coef > 0:
                 loss = loss + kl_coef * kl_ref
             optimizer.zero_grad()
@@ -349,7 +353,4 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
         stats.update(kl_ref=float(np.mean(kls)), kl_coef=kl_coef)
     if oracle is not None:  # the share of the nonzero hidden-card features the batch showed
         stats.update(oracle_shown=float((oracle != 0).sum() / max(1, int((t["extra"] != 0).sum()))))
-    if beliefs:
-        stats.update(belief_loss=float(np.mean([b[0] for b in beliefs])),
-                     belief_accuracy=float(np.mean([b[1] for b in beliefs])))
     return stats

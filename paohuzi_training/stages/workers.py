@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..config import PPOConfig, make_config, to_dict
+from ..config import PPOConfig, from_flat, to_dict
 from .rollout import Rollout
 
 
@@ -35,7 +35,7 @@ def _worker_rollout(cfg_dict: dict, seed_entropy: list[int], rng_state: Any = No
     import torch
 
     torch.set_num_threads(1)
-    roll = Rollout(make_config(cfg_dict), np.random.SeedSequence(seed_entropy))
+    roll = Rollout(from_flat(PPOConfig, cfg_dict), np.random.SeedSequence(seed_entropy))
     if rng_state is not None:
         roll.rng.bit_generator.state = rng_state
     return roll

@@ -18,8 +18,9 @@ import time
 import numpy as np
 import torch
 
-from ..config import make_config, to_dict
+from ..config import to_dict
 from ..nets.model import model_for
+from ..recipe import make_config
 from ..stages.clone import _demo_part, _fit_bc
 
 
@@ -68,7 +69,8 @@ def main(argv: list[str] | None = None) -> None:
         opt = torch.optim.Adam(model.parameters(), lr=1e-3)
         rng = np.random.default_rng(0)
         size = sum(q.numel() for q in model.actor.parameters())
-        one_epoch = make_config({**cfg, "rules": a.rules, "bc_epochs": 1, "minibatch_size": 512})
+        one_epoch = make_config({**cfg, "rules": a.rules, "bc_epochs": 1,
+                                 "minibatch_size": 512}).clone
         for epoch in range(a.epochs):
             t = time.time()
             _fit_bc(model, opt, one_epoch, "cpu", rng, lambda *_: None, obs[:n], mask[:n], act[:n])

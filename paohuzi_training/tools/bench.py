@@ -36,8 +36,9 @@ import torch
 
 from paohuzi_env.game.actions import NUM_ACTIONS
 
-from ..config import PPOConfig, load_config, make_config, to_dict
+from ..config import PPOConfig, from_flat, to_dict
 from ..nets.model import model_for
+from ..recipe import TrainConfig, load_config, make_config
 from ..stages.ppo import ppo_update, resolve_device
 
 
@@ -109,17 +110,17 @@ def network_rate(cfg: PPOConfig, seconds: float = 3.0) -> dict[str, float]:
             "rate": 1.0 / (t_inf / workers + t_upd)}
 
 
-def trainer_rate(cfg: PPOConfig, iterations: int) -> dict[str, float]:
+def trainer_rate(cfg: TrainConfig, iterations: int) -> dict[str, float]:
     """(b): ``train`` for ``iterations`` iterations in a scratch folder; decisions per second of
     the iterations' wall time (start-up excluded)."""
     from ..nets.checkpoint import load_checkpoint
-    from ..stages.ppo import train
+    from ..train import train
 
     workers = cfg.workers or os.cpu_count() or 1
     per_iter = workers * cfg.steps_per_worker
-    run = dataclasses.replace(cfg, run_name="bench", total_steps=iterations * per_iter,
-                              eval_every=0, final_eval_deals=0, bc_steps=0, save_every=10**9,
-                              save_minutes=0.0)
+    run = cfg.replace(run_name="bench", total_steps=iterations * per_iter, eval_every=0,
+                      final_eval_deals=0, bc_steps=0, distill_labels=[], save_every=10**9,
+                      save_minutes=0.0)
     old = Path.cwd()
     with tempfile.TemporaryDirectory() as tmp:
         os.chdir(tmp)
@@ -147,9 +148,9 @@ def reference_ceiling(seconds: float = 3.0) -> float:
     batch 1,024 plus two update epochs at minibatch 1,024, on 2 torch threads, random tensors of
     the real shapes. It does not depend on any config, so ratios to it compare configs and
     machines."""
-    ref = PPOConfig(hidden=256, central_critic=True, update_epochs=2, minibatch_size=1024,
-                    games_per_worker=1024, workers=1, torch_threads=2, target_kl=None,
-                    device="cpu")
+    ref = from_flat(PPOConfig, dict(hidden=256, central_critic=True, update_epochs=2,
+                                    minibatch_size=1024, games_per_worker=1024, workers=1,
+                                    torch_threads=2, target_kl=None, device="cpu"))
     model = model_for(ref)
     assert (model.in_size, model.in_size + model.extra_size) == (763, 923)
     threads = torch.get_num_threads()
@@ -178,7 +179,7 @@ def reference_ceiling(seconds: float = 3.0) -> float:
     return 1.0 / (t_inf + t_upd)
 
 
-def bench_config(path: str, overrides: list[str]) -> PPOConfig:
+def bench_config(path: str, overrides: list[str]) -> TrainConfig:
     """A trainer config to measure: a config file, or a recipe (its ``ppo`` stage, started from
     a fresh network of the same shape instead of the distilled one)."""
     if Path(path).parent.name != "recipes":
@@ -189,8 +190,7 @@ def bench_config(path: str, overrides: list[str]) -> PPOConfig:
     if bad:
         raise ValueError(f"override {bad[0]!r} must look like key=value")
     given = dict(o.split("=", 1) for o in overrides)
-    return make_config({**to_dict(trainer_config(load_recipe(path), "ppo")), "init_from": "",
-                        **given})
+    return make_config({**to_dict(trainer_config(load_recipe(path), "ppo")), **given})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
               f"wait features {cfg.wait_features}, {workers} worker(s) x {cfg.games_per_worker} "
               f"hands, batch {workers * cfg.steps_per_worker}, minibatch {cfg.minibatch_size}, "
               f"{cfg.update_epochs} epoch(s), update in {cfg.update_precision}")
-        net = network_rate(cfg, a.seconds)
+        net = network_rate(cfg.ppo, a.seconds)
         print(f"  (a) network compute: inference {net['inference_s'] * 1e6:.1f} µs/decision per "
               f"worker (÷{net['workers']} in parallel), update {net['update_s'] * 1e6:.1f} "
               f"µs/decision on {net['update_threads']} thread(s) -> {net['rate']:,.0f} decisions/s")
