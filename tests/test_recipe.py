@@ -181,7 +181,7 @@ def test_a_round_of_expert_iteration_starts_from_its_network(tmp_path, capsys):
     """Issue 41: a recipe with ``start`` clones nothing; its labels come from the search guided
     by the start network (``guide=start``: the .safetensors beside it) and its distillation
     starts from that network; run again, every stage is skipped."""
-    gen3 = ROOT / "configs" / "recipes" / "gen3-huaihua.yaml"
+    gen3 = ROOT / "configs" / "history" / "recipes" / "gen3-huaihua.yaml"
     out = tmp_path / "run"
     args = [str(gen3), "--smoke", "--out", str(out), "--stages", "labels,clone,distill"]
     assert main(args) == 0
@@ -206,7 +206,7 @@ def test_bad_starts(tmp_path, capsys):
         assert main([str(path), "--out", str(tmp_path / "o")]) == 2
         return capsys.readouterr().err
 
-    good = yaml.safe_load((ROOT / "configs" / "recipes" / "gen3-huaihua.yaml").read_text())
+    good = yaml.safe_load((ROOT / "configs" / "history" / "recipes" / "gen3-huaihua.yaml").read_text())
     assert "start must name a network checkpoint file" in fails({**good, "start": "nope.pt"})
     no_start = {**{k: v for k, v in good.items() if k != "start"}, "clone": {"bc_steps": 100}}
     assert "guide=start needs the recipe's 'start'" in fails(no_start)
@@ -290,3 +290,13 @@ def test_a_guide_named_by_path_is_read_from_where_the_command_runs(tmp_path, mon
     monkeypatch.chdir(ROOT)  # a recipe runs its stages inside the run folder
     search = label_config(r).search
     assert search == f"search:samples=4,guide=checkpoint:{tmp_path / 'g.safetensors'}"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").rglob("recipes/*.yaml")),
+                         ids=lambda p: str(p.relative_to(ROOT / "configs")))
+def test_every_committed_recipe_loads(path, monkeypatch):
+    """The recipes, and those of configs/history/ that made generation 3's networks, still load
+    (their starts and guides are committed files, read from the repository root)."""
+    monkeypatch.chdir(ROOT)
+    r = load_recipe(path)
+    assert r.name and r.stages["ppo"]

@@ -40,7 +40,6 @@ from typing import Any
 
 import numpy as np
 
-from paohuzi_env.agents.network import read_safetensors
 from paohuzi_env.game.rules import Rules, as_rules, preset_names, rules_from_record
 
 from ..nets.files import write_atomic
@@ -499,20 +498,30 @@ def fit(data: dict[str, np.ndarray], kinds: int, *, hidden: int = 256, head: int
     return model.tensors(), log
 
 
+def read_safetensors(path: str | Path) -> dict[str, np.ndarray]:
+    """The tensors of a ``.safetensors`` file, as numpy arrays (the ``safetensors`` package's
+    numpy API: no torch, and loading runs no code).
+
+    Raises:
+        ValueError: a missing, corrupt or non-safetensors file.
+    """
+    from safetensors.numpy import load as st_load
+
+    try:
+        return st_load(Path(path).read_bytes())
+    except OSError as e:
+        raise ValueError(f"cannot read {path}: {e}") from None
+    except Exception as e:  # the package raises its own error for a malformed file
+        raise ValueError(f"{path} is corrupt or not a safetensors file: {e}") from None
+
+
 def write_safetensors(path: str | Path, tensors: dict[str, np.ndarray]) -> None:
-    """``tensors`` (float32) as a ``.safetensors`` file, written atomically (numpy only)."""
-    header: dict[str, Any] = {}
-    blobs = []
-    offset = 0
-    for name in sorted(tensors):
-        a = np.ascontiguousarray(tensors[name], dtype="<f4")
-        header[name] = {"dtype": "F32", "shape": list(a.shape),
-                        "data_offsets": [offset, offset + a.nbytes]}
-        blobs.append(a.tobytes())
-        offset += a.nbytes
-    h = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    h += b" " * (-len(h) % 8)
-    write_atomic(path, len(h).to_bytes(8, "little") + h + b"".join(blobs))
+    """``tensors`` (as float32) as a ``.safetensors`` file, written atomically (the
+    ``safetensors`` package's numpy API)."""
+    from safetensors.numpy import save as st_save
+
+    blob = st_save({name: np.ascontiguousarray(tensors[name], dtype="<f4") for name in sorted(tensors)})
+    write_atomic(path, blob)
 
 
 def save(path: str | Path, tensors: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
