@@ -35,7 +35,7 @@ then use the search guided by it, ``guide=start``, and the distillation starts f
 (``labels``: the keys of ``paohuzi-label`` and ``workers``; ``clone``, ``distill``, ``ppo``:
 trainer config keys, :class:`paohuzi_training.config.PPOConfig`; ``evaluate``: ``opponents``,
 ``deals``, ``seed``, ``workers``; ``export``: nothing yet), and ``smoke``: per-stage overrides
-that make every stage tiny (``--smoke``, a few minutes on 2 cores, run in CI).
+that make every stage tiny (``--smoke``: about a minute on 2 idle cores, run in CI).
 """
 
 from __future__ import annotations
@@ -524,7 +524,8 @@ def _run_clone(r: Recipe, log) -> dict[str, Any]:
         return {}
     from .stages import clone
 
-    clone.run(trainer_config(r, "clone"), clone.CloneInputs(Path("clone"), Path(CLONE_OUT)), log)
+    clone.run(trainer_config(r, "clone"), clone.CloneInputs(Path("clone").resolve(),
+                                                            Path(CLONE_OUT).resolve()), log)
     return {}
 
 
@@ -533,8 +534,9 @@ def _run_distill(r: Recipe, log) -> dict[str, Any]:
 
     run_id = f"distill__{r.seed}"
     distill.run(trainer_config(r, "distill"), distill.DistillInputs(
-        folder=Path("distill/checkpoints") / run_id, out=Path(_ckpt("distill", r.seed)),
-        start=_start(r, "distill"), runs=Path("distill/runs") / run_id), log)
+        folder=Path("distill/checkpoints").resolve() / run_id,
+        out=Path(_ckpt("distill", r.seed)).resolve(), start=_start(r, "distill"),
+        runs=Path("distill/runs").resolve() / run_id), log)
     return {}
 
 
@@ -546,12 +548,14 @@ def _run_ppo(r: Recipe, log) -> dict[str, Any]:
     latest = Path(_ckpt("ppo", r.seed, "latest.pt"))
     resume = str(latest) if latest.is_file() else None
     if resume:
-        log(f"ppo: continuing {resume}")
+        log(f"ppo: continuing {latest.resolve()}")
     ev = flat.evaluate
-    inputs = ppo.PPOInputs(start=_start(r, "ppo"), kl_ref="start", resume=resume, root=Path("ppo"),
+    inputs = ppo.PPOInputs(start=_start(r, "ppo"), kl_ref="start", resume=resume,
+                           root=Path("ppo").resolve(),  # the log's paths: absolute
                            evaluate=EvalConfig(opponents=ev.eval_opponents, deals=ev.eval_deals,
                                                seed=r.seed + 12345, rules=flat.resolved_rules,
-                                               every=ev.eval_every))
+                                               every=ev.eval_every),
+                           continue_with="rerun the recipe (the same command) to continue")
     final = ppo.run(flat.ppo, inputs, log)
     if final.name != "final.pt":
         raise StageStopped(f"ppo stopped at its checkpoint {final}")
@@ -565,15 +569,15 @@ def _run_evaluate(r: Recipe, log) -> dict[str, Any]:
     res = evaluate.run(evaluate.EvalConfig(opponents=ev.get("opponents", ["expert"]),
                                            deals=ev.get("deals", 1000), seed=ev.get("seed", 0),
                                            rules=r.rules, workers=ev.get("workers")),
-                       evaluate.EvalInputs(Path(_ckpt("ppo", r.seed)), Path("evaluate")), log)
+                       evaluate.EvalInputs(Path(_ckpt("ppo", r.seed)), Path("evaluate").resolve()), log)
     return {"results": res["results"]}
 
 
 def _run_export(r: Recipe, log) -> dict[str, Any]:
     from .stages import export
 
-    export.run(export.ExportConfig(), export.ExportInputs(Path(_ckpt("ppo", r.seed)),
-                                                          Path(f"export/{r.name}.safetensors")), log)
+    export.run(export.ExportConfig(), export.ExportInputs(
+        Path(_ckpt("ppo", r.seed)), Path(f"export/{r.name}.safetensors").resolve()), log)
     return {}
 
 
@@ -716,7 +720,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="the run folder (default recipes/<name>__<seed>[-smoke])")
     p.add_argument("--seed", type=int, default=None, help="the recipe's seed (default: its own)")
     p.add_argument("--smoke", action="store_true",
-                   help="every stage in miniature (the recipe's smoke overrides)")
+                   help="every stage in miniature (the recipe's smoke overrides): about a "
+                        "minute on 2 idle cores")
     p.add_argument("--stages", default=None,
                    help=f"comma-separated stages to run (default all: {','.join(STAGES)})")
     a = p.parse_args(argv)
@@ -725,14 +730,14 @@ def main(argv: list[str] | None = None) -> int:
         stages = None if a.stages is None else [s.strip() for s in a.stages.split(",") if s.strip()]
         out = Path(a.out) if a.out else default_out(recipe, a.smoke)
         print(f"paohuzi-recipe: {recipe.name} ({recipe.rules}, seed {recipe.seed}"
-              + (", smoke" if a.smoke else "") + f") in {out}", flush=True)
+              + (", smoke" if a.smoke else "") + f") in {out.resolve()}", flush=True)
         done = run_recipe(recipe, out, stages, log=lambda *x: print(*x, flush=True))
     except ValueError as e:
         print(f"paohuzi-recipe: error: {e}", file=sys.stderr)
         return 2
     except (StageStopped, KeyboardInterrupt) as e:
-        print(f"paohuzi-recipe: stopped ({e or 'interrupted'}); run the same command again "
-              "to continue", file=sys.stderr)
+        print(f"paohuzi-recipe: stopped ({e or 'interrupted'}); rerun the recipe: run the same "
+              "command again to continue", file=sys.stderr)
         return 130
     print(summary(done))
     return 0

@@ -128,7 +128,8 @@ def test_stopped_mid_ppo_continues(base, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "paohuzi_training.recipe", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "ppo (continuing)" in proc.stdout and "continuing ppo/checkpoints" in proc.stdout
+    assert "ppo (continuing)" in proc.stdout
+    assert f"continuing {out.resolve() / 'ppo/checkpoints/ppo__1/latest.pt'}" in proc.stdout
     rec = _records(out)["ppo"]
     assert rec["complete"] is True and rec["runs"] == 2
     assert load_checkpoint(out / "ppo/checkpoints/ppo__1/final.pt")["global_step"] == 2048
@@ -137,10 +138,13 @@ def test_stopped_mid_ppo_continues(base, tmp_path):
 def test_changed_settings_are_refused(base, tmp_path, capsys):
     out = tmp_path / "run"
     shutil.copytree(base, out)
-    # a record made before the trainer gained a key reads it at its default: not a change
+    # a record made before the trainer gained a key reads it at its default: not a change; nor
+    # is one made before the stages (its start named init_from, PPO's keys among its settings)
     rec_path = out / "distill" / "stage.json"
     rec = json.loads(rec_path.read_text())
-    del rec["settings"]["opponent_agents"]
+    del rec["settings"]["distill_departure_weight"]
+    rec["settings"]["init_from"] = rec["settings"].pop("start")
+    rec["settings"].update(total_steps=0, eval_every=0, opponent_agents={}, belief_coef=0.0)
     rec_path.write_text(json.dumps(rec))
     assert main([str(HUAIHUA), "--smoke", "--out", str(out), "--stages", "distill"]) == 0
     assert "distill: complete" in capsys.readouterr().out

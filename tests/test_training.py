@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -477,3 +479,23 @@ def test_a_run_ends_with_records_of_its_worst_evaluated_games(tmp_path, monkeypa
         assert evals[opp]["deals"] == 2
     with pytest.raises(ValueError, match="save_records"):
         make_config({"save_records": -1})
+
+
+def test_train_help_is_plain_text_and_loads_no_torch():
+    """``paohuzi-train --help`` prints plain text (no Sphinx roles) before torch is imported."""
+    code = ("import sys, contextlib, io\nfrom paohuzi_training.train import main\nbuf = io.StringIO()\n"
+            "try:\n    with contextlib.redirect_stdout(buf): main(['--help'])\nexcept SystemExit: pass\n"
+            "print('torch' in sys.modules); print(buf.getvalue())")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.startswith("False\nusage: paohuzi-train")
+    assert ":mod:" not in out and "``" not in out and "init_from" in out
+
+
+def test_eval_help_names_network_specs_and_the_defaults(capsys):
+    from paohuzi_training.eval.evaluate import main as eval_main
+
+    with pytest.raises(SystemExit):
+        eval_main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "network:PATH" in text and "(default: 1000)" in text and "(default: 0)" in text

@@ -4,7 +4,7 @@ Each deal (a seeded deck and dealer) is played three times, the candidate in eac
 against the opponents (seat rotation), so the luck of the deal cancels. Confidence intervals are
 computed over deals (the candidate's mean points over the three rotations of a deal), never over
 games. Agents are specs: ``random``, ``greedy``, ``expert``, ``search[:OPTIONS]``,
-``checkpoint:PATH``.
+``network:PATH`` (an exported ``.safetensors`` network, no torch needed), ``checkpoint:PATH``.
 
 Results are identical for the same seed whatever the number of worker processes: every deal and
 every agent seat draws from its own ``SeedSequence`` keyed by (seed, deal, rotation, seat).
@@ -497,8 +497,10 @@ def print_table(results: Sequence[dict]) -> None:
     cols = ["candidate", "vs", "rules", "deals", "mean points"]
     if vr:
         cols += ["AIVAT mean points", "CI width ratio"]
-    for col in (*cols, "win rate", "hu rate", "荒庄 rate", "as dealer", "non-dealer", "s"):
-        t.add_column(col)
+    for col in (*cols, "win rate", "hu rate", "荒庄 rate", "as dealer", "non-dealer", "seconds"):
+        # the candidate (a long path, say) wraps rather than being cut short
+        t.add_column(col, overflow="fold", no_wrap=col != "candidate",
+                     min_width=24 if col == "candidate" else None)
     for r in results:
         v = r.get("variance_reduction")
         corrected = ([_fmt_ci(v["mean_points"], v["ci95"]), f"{v['ci_width_ratio']:.2f}"]
@@ -536,12 +538,14 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="paohuzi-eval", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("candidate", nargs="?", help="agent spec (random, greedy, expert, search[:OPTIONS], "
-                        "checkpoint:PATH)")
+                        "network:PATH, checkpoint:PATH)")
     p.add_argument("--vs", nargs="+", default=["expert"],
                    help="opponent specs: one for both seats or two (default: expert)")
     p.add_argument("--league", nargs="+", metavar="AGENT", help="round robin with OpenSkill ratings")
-    p.add_argument("--deals", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--deals", type=int, default=1000,
+                   help="duplicate deals, each played three times (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="the deals' seed: the same seed deals the same hands (default: %(default)s)")
     p.add_argument("--rules", default="huaihua", help=f"preset: {', '.join(preset_names())}")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--json", help="write the results to this JSON file")

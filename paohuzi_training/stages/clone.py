@@ -197,11 +197,14 @@ def _fit_bc(model, optimizer, cfg: CloneConfig, device, rng, log, obs, masks, ac
     steps = -(-n // cfg.minibatch_size)
     bar = tqdm(total=cfg.bc_epochs * steps, desc="behaviour cloning", unit="batch",
                dynamic_ncols=True, disable=None)
+    every = max(1, steps // 4)  # without a terminal (no bar): a line every quarter epoch
     for epoch in range(cfg.bc_epochs):
         perm = torch.as_tensor(rng.permutation(n), device=device)
         total, correct = 0.0, 0
-        for start in range(0, n, cfg.minibatch_size):
+        for k, start in enumerate(range(0, n, cfg.minibatch_size)):
             bar.update(1)
+            if bar.disable and (k + 1) % every == 0 and k + 1 < steps:
+                log(f"behaviour cloning epoch {epoch + 1}/{cfg.bc_epochs}: {k + 1}/{steps} batches")
             mb = perm[start:start + cfg.minibatch_size]
             logits = model.masked_logits(o[mb], m[mb])
             loss = torch.nn.functional.cross_entropy(logits, a[mb])

@@ -61,7 +61,9 @@ class PPOInputs:
     network the stage starts from, after loading ``start``; without a start, the fresh network,
     only when ``kl_coef`` > 0), ``none``, or a network file. ``resume``: a ``latest.pt`` to
     continue. ``root``: the folder of ``checkpoints/`` and ``runs/``. ``evaluate``: the periodic
-    evaluation (None: none). ``initial``: where to save the network PPO starts from."""
+    evaluation (None: none). ``initial``: where to save the network PPO starts from.
+    ``continue_with``: how a stopped run goes on, for the log (default: ``--resume`` its
+    ``latest.pt``)."""
 
     start: str = ""
     kl_ref: str = "start"
@@ -70,6 +72,7 @@ class PPOInputs:
     evaluate: EvalConfig | None = None
     initial: Path | None = None
     trust: bool | None = None
+    continue_with: str = ""
 
 
 def kl_reference(cfg: PPOConfig, inputs: PPOInputs) -> str:
@@ -162,7 +165,8 @@ def run(cfg: PPOConfig, inputs: PPOInputs, log=log_line) -> Path:
         + (f" or {cfg.save_minutes:g} min" if cfg.save_minutes else "") + ")\n"
         f"  TensorBoard: tensorboard --logdir {Path(inputs.root) / 'runs'}\n"
         f"  the bar's ETA appears after the first iteration; Ctrl-C (or SIGTERM) saves "
-        f"{ckpt_path.name} and stops; resume with --resume {ckpt_path}")
+        f"{ckpt_path.name} and stops; "
+        + (inputs.continue_with or f"resume with --resume {ckpt_path}"))
     fresh = global_step == 0 and not inputs.resume
     if fresh and inputs.start:
         load_start(model, inputs.start, rules, log, inputs.trust)
