@@ -45,10 +45,9 @@ def plan(cfg: TrainConfig, *, resume: str | None = None, root: str | os.PathLike
     start = cfg.start
     fresh = resume is None
     if fresh and cfg.clone.bc_steps and not start:
-        out = folder / "clone.pt"
-        steps.append(Step("clone", lambda log: {"output": str(
-            clone.run(cfg.clone, clone.CloneInputs(folder, out), log))}))
-        start = str(out)
+        clone_in = clone.CloneInputs(folder, folder / "clone.pt")
+        steps.append(Step("clone", lambda log: {"output": str(clone.run(cfg.clone, clone_in, log))}))
+        start = str(clone_in.out)
     if fresh and cfg.distill.distill_labels:
         out = folder / ("final.pt" if cfg.ppo.total_steps == 0 else "distilled.pt")
         inputs = distill.DistillInputs(folder, out, start, Path(root) / "runs" / run_id, trust)

@@ -189,7 +189,7 @@ def test_tiny_recipe_labels_distill_ppo_with_kl_and_evaluation(tmp_path, monkeyp
     again = train(make_config({**base, "run_name": "d2", "distill_epochs": 1,
                                "init_from": str(final), "distill_learning_rate": 1e-12}),
                   log=lambda *a: lines.append(" ".join(map(str, a))))
-    assert any("init_from" in s and "actor loaded, critic loaded" in s for s in lines), lines
+    assert any(s.startswith(f"start {final}") and "actor loaded, critic loaded" in s for s in lines), lines
     w0 = load_checkpoint(final)["model"]["actor.0.weight"]
     w1 = load_checkpoint(again)["model"]["actor.0.weight"]
     assert torch.allclose(w0, w1, atol=1e-6)

@@ -46,7 +46,7 @@ def test_every_committed_state_resumes(path):
     model_for(cfg.ppo).load_state_dict(data["model"])
     # a key of another stage (cloning, distillation, the start, the evaluation) is not PPO's to
     # compare
-    moved = load_config(None, ["bc_steps=7", "distill_epochs=9", "final_eval_deals=1",
+    moved = load_config(None, ["bc_epochs=7", "distill_epochs=9", "final_eval_deals=1",
                                "init_from=elsewhere.pt"], saved["config"])
     resume_state(str(path), moved.ppo, lambda *a: None)
     # a PPO key that changed is refused, naming it

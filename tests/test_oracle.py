@@ -43,8 +43,8 @@ def test_oracle_config_errors():
         _tiny(oracle_steps=601)
     with pytest.raises(ValueError, match=r"oracle_steps' must be in \[0, total_steps\]"):
         _tiny(oracle_steps=-1)
-    with pytest.raises(ValueError, match="oracle_steps' and 'belief_coef' are not used together"):
-        _tiny(belief_coef=0.1)
+    with pytest.raises(ValueError, match="belief_coef' is no longer a trainer key"):
+        _tiny(belief_coef=0.1)  # the belief head was removed
     assert model_for(_tiny(oracle_steps=0)).oracle is None
 
 

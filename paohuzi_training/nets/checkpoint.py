@@ -368,10 +368,10 @@ def widen_policy(src: str | Path, dst: str | Path, hidden: int, *, seed: int = 0
     exactly the same logits (Net2Net-style widening, Chen, Goodfellow & Shlens 2016): each
     hidden layer keeps its units and gains new ones, whose incoming weights are drawn at the
     scale of the layer's own (``seed``) and whose outgoing weights are zero, so nothing
-    downstream reads them until training moves those zeros. The critic (and a belief head,
-    widened the same way) is kept; the config's ``hidden`` becomes ``hidden``. ``dst`` is a
-    ``.safetensors`` policy or a ``.pt`` file, as for :func:`export_policy`; it can start a
-    recipe (``start:``) or a run (``init_from``) whose network is that wide.
+    downstream reads them until training moves those zeros. The critic is kept; the config's
+    ``hidden`` becomes ``hidden``. ``dst`` is a ``.safetensors`` policy or a ``.pt`` file, as for
+    :func:`export_policy`; it can start a recipe (``start:``) or a run (``init_from``) whose
+    network is that wide.
 
     Raises:
         ValueError: if ``hidden`` is not wider than the actor, or the network is not one of
@@ -400,9 +400,6 @@ def widen_policy(src: str | Path, dst: str | Path, hidden: int, *, seed: int = 0
             w = torch.cat([w, fresh.to(w.dtype)], dim=0)
             b = torch.cat([b, b.new_zeros(hidden - old)])
         model[f"{prefix}{n}.weight"], model[f"{prefix}{n}.bias"] = w, b
-    if "belief.weight" in model:  # reads the last hidden layer
-        w = model["belief.weight"]
-        model["belief.weight"] = torch.cat([w, w.new_zeros(w.shape[0], hidden - old)], dim=1)
     if "oracle.weight" in model:  # oracle guiding feeds the first hidden layer: none to the new
         w = model["oracle.weight"]
         model["oracle.weight"] = torch.cat([w, w.new_zeros(hidden - old, w.shape[1])])
