@@ -1,18 +1,23 @@
-"""The PPO configuration: one dataclass, a docstring under each field, YAML + command line.
+"""The trainer's configuration: the keys every stage shares, PPO's keys, and how a flat mapping
+(a YAML file with ``key=value`` overrides) becomes a stage's config.
 
-``load_config("configs/ppo.yaml", ["total_steps=20000", "workers=1"])`` reads the file and
-applies ``key=value`` overrides; unknown keys and values of the wrong type are errors that
-name the valid keys.
+A config file is one flat mapping; each key belongs to every stage that reads it. A stage's
+config is a dataclass of its own keys (:class:`PPOConfig`: PPO's; the clone, distill and
+evaluate stages' in their modules) that holds the keys every network stage shares in two
+sections: :class:`RunConfig` (the run's name, seed, rules and machine) and :class:`NetConfig`
+(the network's shape). :func:`from_flat` builds one from a flat mapping (its keys, coerced to
+their types; the other stages' keys left to them), :func:`to_dict` gives it back flat, as
+checkpoints and recipe records store it. :mod:`paohuzi_training.recipe` reads whole files
+(``load_config``), checking every key against every stage's.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 
@@ -22,15 +27,12 @@ if TYPE_CHECKING:
     from paohuzi_env.game.rules import Rules
 
 ACTORS = ("mlp", "conv")
-"""The actor networks of paohuzi_training/model.py (config ``actor``)."""
+"""The actor networks of paohuzi_training/nets/model.py (config ``actor``)."""
 
 
 @dataclass
-class PPOConfig:
-    """Every setting of a training run, with its default; each field's docstring says what it does.
-
-    Build one with :func:`load_config` (YAML plus ``key=value`` overrides) or :func:`make_config`.
-    """
+class RunConfig:
+    """The keys of a run that every stage shares: its name, seed, rules and machine."""
 
     run_name: str = "ppo"
     """Run folder name under ``runs/`` (TensorBoard) and ``checkpoints/``; the seed is appended."""
@@ -40,31 +42,49 @@ class PPOConfig:
     """Rules preset the agent is trained and evaluated under."""
     rules_overrides: dict = field(default_factory=dict)
     """Overrides of the preset (keys of :class:`paohuzi_env.game.rules.Rules`)."""
-    total_steps: int = 2_000_000
-    """Learner decisions (transitions) to train on."""
-    workers: int = 0
-    """Rollout processes; 0 means one per CPU core."""
-    games_per_worker: int = 32
-    """Hands stepped together in each worker, one batched forward pass per tick."""
-    steps_per_worker: int = 1024
-    """Learner transitions each worker sends per iteration (whole trajectories only)."""
+    device: str = "auto"
+    """``auto`` (CUDA when present, else CPU), ``cpu`` or ``cuda``."""
+    torch_threads: int = 0
+    """Threads of the main process's torch (PPO's update); 0: torch's default (one per core).
+    Rollout workers always use one."""
+    ray: str = ""
+    """Workers as Ray actors (:mod:`paohuzi_training.stages.workers`; ``paohuzi-train --ray
+    [ADDRESS]``): ``""`` (off: local processes), ``local`` (start a Ray instance on this
+    machine), or a cluster address (``auto``, ``ray://host:10001``). ``workers`` actors (0: one
+    per CPU of the cluster); the learner stays in this process."""
+
+    @functools.cached_property
+    def resolved_rules(self) -> Rules:
+        """The :class:`~paohuzi_env.game.rules.Rules` of ``rules`` with ``rules_overrides``, resolved
+        once (on first use; :meth:`check` does it, so a bad override fails at load time)."""
+        from paohuzi_env.game.rules import get_rules
+
+        return get_rules(self.rules, **self.rules_overrides)
+
+    def check(self) -> None:
+        """Range checks with messages that say what is allowed (``ValueError``)."""
+        self.resolved_rules  # noqa: B018 - resolves (and checks) the rules once
+        if self.torch_threads < 0:
+            raise ValueError(f"config 'torch_threads' must be >= 0, got {self.torch_threads}")
+        if self.device not in ("auto", "cpu", "cuda"):
+            raise ValueError(f"config 'device' must be auto, cpu or cuda, got {self.device!r}")
+
+
+@dataclass
+class NetConfig:
+    """The network's shape, which every stage that trains or reads the network shares
+    (:func:`paohuzi_training.nets.model.model_for` builds it)."""
+
     hidden: int = 256
     """Width of the two hidden layers of the actor and the critic (for ``actor: conv``, of
     the actor's head)."""
-    update_precision: str = "float32"
-    """The PPO update's arithmetic: ``float32``, ``bfloat16`` (autocast: the layers' matrix
-    products in bfloat16, the weights, the optimiser, the logits and the losses in float32), or
-    ``auto``: bfloat16 where the hardware does it natively (a CPU with AVX512-BF16 or AMX, a
-    CUDA device with bfloat16), else float32. bfloat16 runs the conv actor's update about 1.8x
-    faster on such a CPU (``python -m paohuzi_training.bench`` measures it) and is slower on
-    one without."""
     critic_hidden: int = 0
     """Width of the critic's two hidden layers; 0: ``hidden``. The critic is used in training
     only (play reads the actor), so a narrower one saves update time without touching it."""
     actor: str = "mlp"
     """The actor's network: ``mlp`` (two hidden layers over the flat observation) or ``conv``
     (per-kind features convolved along the ten numbers, small and big cards as channels, then
-    an MLP head over them and the flat observation; see paohuzi_training/model.py). The compiled core
+    an MLP head over them and the flat observation; see paohuzi_training/nets/model.py). The compiled core
     plays both (``network:PATH``, the search's network rollout)."""
     conv_channels: int = 128
     """Channels of the ``conv`` actor's three convolutions."""
@@ -74,17 +94,146 @@ class PPOConfig:
     whether the holding stays ready, its unseen winning cards and their points), after the
     observation; the ``conv`` actor reads them as four more kind rows. Still a pure network: the
     features are arithmetic on what the seat sees. Label runs need them stored (``python -m
-    paohuzi_training.label DIR --add-waits`` adds them to an older run). With ``init_from`` a network
+    paohuzi_training.stages.label DIR --add-waits`` adds them to an older run). Started from a network
     without them, the weights on the new inputs start at zero (it plays exactly as before)."""
     central_critic: bool = False
     """The critic also sees ``env.state()``-style full information (the actor never does)."""
-    belief_coef: float = 0.0
-    """Weight of the belief head's loss (0: no belief head). The belief head reads the actor's
-    last hidden layer and predicts, for each of the 20 kinds, how many of it (0-4) each
-    opponent holds in hand (what ``state_extra`` stores at 0-39); its cross-entropy is an
-    auxiliary loss that shapes the actor's features toward the hidden cards. It is trained by
-    PPO only (needs ``central_critic: true``, whose full-information features carry the
-    targets); play never reads it (``network:`` and the search's guide read the actor alone)."""
+    prior: str = "none"
+    """Residual policy learning: a rule-based bot (``greedy`` or ``expert``) whose choice is
+    added to the actor's logits with weight ``prior_weight`` and shown to the actor as a
+    one-hot input; the network learns corrections to it. The bot reads only the seat's
+    ``PlayerView``, like the actor. ``none``: a plain network."""
+    prior_weight: float = 4.0
+    """Logit bonus of the prior's choice. A fresh network (near-zero logits) then plays the
+    prior's choice under argmax and samples it with probability e^w / (e^w + legal - 1)."""
+
+    def check(self) -> None:
+        """Range checks with messages that say what is allowed (``ValueError``)."""
+        if self.actor not in ACTORS:
+            raise ValueError(f"config 'actor' must be one of {', '.join(ACTORS)}, got {self.actor!r}")
+        for name in ("hidden", "conv_channels"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"config {name!r} must be >= 1, got {getattr(self, name)}")
+        if self.critic_hidden < 0:
+            raise ValueError(f"config 'critic_hidden' must be >= 0 (0: hidden), got {self.critic_hidden}")
+        if self.prior not in ("none", "greedy", "expert"):
+            raise ValueError(f"config 'prior' must be none, greedy or expert, got {self.prior!r}")
+        if self.prior_weight < 0:
+            raise ValueError(f"config 'prior_weight' must be >= 0, got {self.prior_weight}")
+
+
+class Shared:
+    """The shared sections' keys read as a stage config's own (``cfg.seed`` is ``cfg.run.seed``,
+    ``cfg.hidden`` is ``cfg.net.hidden``), as a flat config file names them."""
+
+    run: RunConfig
+    net: NetConfig
+
+    @property
+    def run_name(self) -> str:
+        """``run.run_name``."""
+        return self.run.run_name
+
+    @property
+    def seed(self) -> int:
+        """``run.seed``."""
+        return self.run.seed
+
+    @property
+    def rules(self) -> str:
+        """``run.rules``."""
+        return self.run.rules
+
+    @property
+    def rules_overrides(self) -> dict:
+        """``run.rules_overrides``."""
+        return self.run.rules_overrides
+
+    @property
+    def resolved_rules(self) -> Rules:
+        """``run.resolved_rules``."""
+        return self.run.resolved_rules
+
+    @property
+    def device(self) -> str:
+        """``run.device``."""
+        return self.run.device
+
+    @property
+    def torch_threads(self) -> int:
+        """``run.torch_threads``."""
+        return self.run.torch_threads
+
+    @property
+    def ray(self) -> str:
+        """``run.ray``."""
+        return self.run.ray
+
+    @property
+    def hidden(self) -> int:
+        """``net.hidden``."""
+        return self.net.hidden
+
+    @property
+    def critic_hidden(self) -> int:
+        """``net.critic_hidden``."""
+        return self.net.critic_hidden
+
+    @property
+    def actor(self) -> str:
+        """``net.actor``."""
+        return self.net.actor
+
+    @property
+    def conv_channels(self) -> int:
+        """``net.conv_channels``."""
+        return self.net.conv_channels
+
+    @property
+    def wait_features(self) -> bool:
+        """``net.wait_features``."""
+        return self.net.wait_features
+
+    @property
+    def central_critic(self) -> bool:
+        """``net.central_critic``."""
+        return self.net.central_critic
+
+    @property
+    def prior(self) -> str:
+        """``net.prior``."""
+        return self.net.prior
+
+    @property
+    def prior_weight(self) -> float:
+        """``net.prior_weight``."""
+        return self.net.prior_weight
+
+
+@dataclass
+class PPOConfig(Shared):
+    """The PPO stage's keys (:mod:`paohuzi_training.stages.ppo`), with the run and the network
+    it shares with the other stages; each field's docstring says what it does."""
+
+    run: RunConfig = field(default_factory=RunConfig)
+    """The run's name, seed, rules and machine (shared by every stage)."""
+    net: NetConfig = field(default_factory=NetConfig)
+    """The network's shape (shared by every stage that trains it)."""
+    total_steps: int = 2_000_000
+    """Learner decisions (transitions) to train on."""
+    workers: int = 0
+    """Rollout processes; 0 means one per CPU core."""
+    games_per_worker: int = 32
+    """Hands stepped together in each worker, one batched forward pass per tick."""
+    steps_per_worker: int = 1024
+    """Learner transitions each worker sends per iteration (whole trajectories only)."""
+    update_precision: str = "float32"
+    """The PPO update's arithmetic: ``float32``, ``bfloat16`` (autocast: the layers' matrix
+    products in bfloat16, the weights, the optimiser, the logits and the losses in float32), or
+    ``auto``: bfloat16 where the hardware does it natively (a CPU with AVX512-BF16 or AMX, a
+    CUDA device with bfloat16), else float32. bfloat16 runs the conv actor's update about 1.8x
+    faster on such a CPU (``python -m paohuzi_training.tools.bench`` measures it) and is slower on
+    one without."""
     oracle_steps: int = 0
     """Oracle guiding (Suphx; 0: off). Over the first ``oracle_steps`` learner steps the actor
     also reads the central critic's full-information features (the opponents' hands, the wall)
@@ -147,106 +296,115 @@ class PPOConfig:
     """Iterations between snapshots added to the opponent pool."""
     snapshot_pool: int = 8
     """Most snapshots kept in the pool."""
-    prior: str = "none"
-    """Residual policy learning: a rule-based bot (``greedy`` or ``expert``) whose choice is
-    added to the actor's logits with weight ``prior_weight`` and shown to the actor as a
-    one-hot input; the network learns corrections to it. The bot reads only the seat's
-    ``PlayerView``, like the actor. ``none``: a plain network."""
-    prior_weight: float = 4.0
-    """Logit bonus of the prior's choice. A fresh network (near-zero logits) then plays the
-    prior's choice under argmax and samples it with probability e^w / (e^w + legal - 1)."""
-    bc_steps: int = 0
-    """Behaviour-cloning warm start: expert decisions to imitate before PPO (0: none)."""
-    bc_epochs: int = 20
-    """Epochs over the behaviour-cloning data."""
-    bc_learning_rate: float = 1e-3
-    """Adam learning rate of the behaviour-cloning warm start."""
-    distill_labels: list = field(default_factory=list)
-    """Distillation (:mod:`paohuzi_training.distill`): label directories written by
-    ``python -m paohuzi_training.label`` to fit the network to before PPO (empty: no distillation)."""
-    distill_epochs: int = 10
-    """Epochs over the labels (raise it and run again to continue a finished phase)."""
-    distill_temperature: float = 1.0
-    """T of the soft target ``softmax(mean / T)`` over the search's per-action mean points."""
-    distill_soft: float = 0.5
-    """Weight of the soft target; the search's chosen action gets ``1 - distill_soft``."""
-    distill_departure_weight: float = 1.0
-    """Weight of a departure in the policy losses: a labelled decision where the search chose
-    another action than the argmax of the network the distillation starts from (with
-    ``init_from``: in a round of expert iteration, the network that guided the search), the
-    decisions where the search found something the network did not know. 1: every decision
-    alike."""
-    distill_learning_rate: float = 1e-3
-    """Adam learning rate of the distillation phase."""
-    distill_holdout: float = 0.05
-    """Share of the labelled hands held out to measure agreement and value loss (0: none)."""
-    init_from: str = ""
-    """A checkpoint whose network a fresh run starts from (e.g. a distilled run's ``final.pt``):
-    the actor always, the critic when its shape matches (else a fresh critic). With
-    ``distill_labels`` the distillation starts from it (e.g. a PPO-trained network)."""
     kl_coef: float = 0.0
     """PPO with a KL penalty ``kl_coef * KL(policy || reference)`` over the legal actions,
-    the reference being the network the PPO phase started from (after distillation or
-    ``init_from``), frozen; 0: none."""
+    the reference being the PPO stage's ``kl_ref`` input (by default the network the stage starts
+    from, frozen; a fresh run without a start: its initial network); 0: none (the KL to the
+    reference is still logged when there is one)."""
     kl_decay_steps: int = 0
     """The penalty decays linearly to 0 over this many learner steps (0: constant)."""
-    eval_every: int = 25
-    """Iterations between evaluations through the duplicate-deal harness (0: never)."""
-    eval_deals: int = 100
-    """Deals per periodic evaluation (each played three times)."""
-    eval_opponents: list = field(default_factory=lambda: ["expert", "greedy"])
-    """Opponents of the periodic evaluations."""
-    final_eval_deals: int = 300
-    """Deals of the evaluation against every baseline that ends a run (0: none)."""
-    save_records: int = 5
-    """Hand records kept from that final evaluation: against each baseline, the games where the
-    agent scored worst, in ``checkpoints/<run>/records/`` (``paohuzi replay FILE --html OUT``
-    shows one, with the agent's action probabilities); 0: none."""
     save_every: int = 10
     """Iterations between checkpoints (a checkpoint is also written at the end)."""
     save_minutes: float = 2.0
     """Also write ``latest.pt`` when this many minutes have passed since the last one (so a
     long iteration schedule still saves within minutes); 0: by ``save_every`` only."""
-    device: str = "auto"
-    """``auto`` (CUDA when present, else CPU), ``cpu`` or ``cuda``."""
-    torch_threads: int = 0
-    """Threads of the main process's torch (the PPO update); 0: torch's default (one per core).
-    Rollout workers always use one."""
     overlap: bool = True
     """With worker processes, collect the next batch while this one trains (the next batch is
     then played by the weights from before this update: one iteration of policy lag, which the
     PPO ratio accounts for, as each transition keeps the log-probability it was played with).
     Iteration time becomes max(rollout, update) instead of their sum."""
     backend: str = "auto"
-    """Rollout engine of the one rollout loop (:mod:`paohuzi_training.rollout`): ``fast`` (the
+    """Rollout engine of the one rollout loop (:mod:`paohuzi_training.stages.rollout`): ``fast`` (the
     compiled core's ``VectorGame``), ``python`` (the reference engine's ``ReferenceVectorGame``),
     or ``auto``: fast when the core is built."""
-    ray: str = ""
-    """Rollout workers as Ray actors (:mod:`paohuzi_training.workers`; ``paohuzi-train --ray
-    [ADDRESS]``): ``""`` (off: local processes), ``local`` (start a Ray instance on this
-    machine), or a cluster address (``auto``, ``ray://host:10001``). ``workers`` actors (0: one
-    per CPU of the cluster); the learner stays in this process."""
 
-    @functools.cached_property
-    def resolved_rules(self) -> Rules:
-        """The :class:`~paohuzi_env.game.rules.Rules` of ``rules`` with ``rules_overrides``, resolved
-        once (on first use; :func:`validate` does it, so a bad override fails at load time)."""
-        from paohuzi_env.game.rules import get_rules
+    def check(self) -> None:
+        """Range checks with messages that say what is allowed (``ValueError``)."""
+        from paohuzi_env.encode.rewards import REWARD_MODES
 
-        return get_rules(self.rules, **self.rules_overrides)
+        if self.reward not in REWARD_MODES:
+            raise ValueError(f"config 'reward' must be one of {', '.join(REWARD_MODES)}, got {self.reward!r}")
+        if self.total_steps < 0:
+            raise ValueError(f"config 'total_steps' must be >= 0, got {self.total_steps}")
+        for name in ("games_per_worker", "steps_per_worker", "update_epochs", "minibatch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"config {name!r} must be >= 1, got {getattr(self, name)}")
+        if self.workers < 0:
+            raise ValueError(f"config 'workers' must be >= 0, got {self.workers}")
+        if self.save_minutes < 0:
+            raise ValueError(f"config 'save_minutes' must be >= 0, got {self.save_minutes}")
+        if self.update_precision not in ("float32", "bfloat16", "auto"):
+            raise ValueError(f"config 'update_precision' must be float32, bfloat16 or auto, got "
+                             f"{self.update_precision!r}")
+        shares = [self.opponent_self, self.opponent_snapshots, *self.opponent_bots.values(),
+                  *self.opponent_agents.values()]
+        if any(s < 0 for s in shares) or sum(shares) <= 0:
+            raise ValueError("opponent shares must be non-negative and not all zero")
+        bad = sorted(set(self.opponent_bots) - set(bot_names()))
+        if bad:
+            raise ValueError(f"unknown bot(s) {bad} in opponent_bots; valid: {', '.join(bot_names())}")
+        for spec, share in self.opponent_agents.items():
+            if not isinstance(spec, str) or isinstance(share, bool) or not isinstance(share, (int, float)):
+                raise ValueError(f"opponent_agents maps agent specs to shares, got {spec!r}: {share!r}")
+            from paohuzi_env.agents import make_agent
+
+            try:
+                make_agent(spec, seed=0, rules=self.resolved_rules)
+            except (ValueError, KeyError) as e:
+                raise ValueError(f"opponent_agents: {spec!r} is not an agent this trainer can "
+                                 f"build: {e}") from None
+        if self.reward_baseline not in ("none", "expert"):
+            raise ValueError(f"config 'reward_baseline' must be none or expert, got {self.reward_baseline!r}")
+        if self.reward_baseline != "none" and self.reward == "win":
+            raise ValueError("config 'reward_baseline' needs reward score or normalized (a win/loss "
+                             "reward has no points to subtract from)")
+        if self.advantage not in ("gae", "rollout"):
+            raise ValueError(f"config 'advantage' must be gae or rollout, got {self.advantage!r}")
+        if self.advantage == "rollout" and self.prior == "none":
+            raise ValueError("config 'advantage: rollout' needs a 'prior' (greedy or expert) to "
+                             "measure departures from")
+        if self.advantage == "rollout" and self.reward == "win":
+            raise ValueError("config 'advantage: rollout' needs reward score or normalized")
+        if self.oracle_steps < 0 or self.oracle_steps > self.total_steps:
+            raise ValueError(f"config 'oracle_steps' must be in [0, total_steps] (the network must end "
+                             f"its training without the hidden cards), got {self.oracle_steps} with "
+                             f"total_steps {self.total_steps}")
+        if self.oracle_steps > 0 and not self.central_critic:
+            raise ValueError("config 'oracle_steps' > 0 needs central_critic: true (the hidden cards "
+                             "the actor reads come with the central critic's full-information "
+                             "features)")
+        if self.kl_coef < 0 or self.kl_decay_steps < 0:
+            raise ValueError(f"config 'kl_coef' and 'kl_decay_steps' must be >= 0, got "
+                             f"{self.kl_coef} and {self.kl_decay_steps}")
+        if self.backend not in ("auto", "fast", "python"):
+            raise ValueError(f"config 'backend' must be auto, fast or python, got {self.backend!r}")
 
 
-def config_fields() -> list[str]:
-    """The valid configuration keys."""
-    return [f.name for f in dataclasses.fields(PPOConfig)]
+# ---------------------------------------------------------------------- flat mappings
 
+C = TypeVar("C")
 
 _OPTIONAL = ("target_kl",)
+"""Keys that may be None."""
 
 
-def _coerce(name: str, value: Any) -> Any:
-    f = {f.name: f for f in dataclasses.fields(PPOConfig)}[name]
-    default = getattr(PPOConfig(), name)
+def flat_fields(cls: type) -> dict[str, dataclasses.Field]:
+    """The flat keys of a config dataclass (its sections' keys in place of the sections)."""
+    out: dict[str, dataclasses.Field] = {}
+    for f in dataclasses.fields(cls):
+        sub = f.default_factory
+        if dataclasses.is_dataclass(sub) and isinstance(sub, type):
+            out.update(flat_fields(sub))
+        else:
+            out[f.name] = f
+    return out
+
+
+def coerce(f: dataclasses.Field, value: Any) -> Any:
+    """``value`` as the type of the field ``f`` (YAML and ``key=value`` strings read as YAML);
+    ``ValueError`` naming the key and the type it must have."""
+    name = f.name
+    default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
     if name in _OPTIONAL and (value is None or str(value).lower() in ("none", "null", "~")):
         return None
     if isinstance(value, str) and not isinstance(default, str):
@@ -268,135 +426,38 @@ def _coerce(name: str, value: Any) -> Any:
     return value
 
 
-def _unknown_keys(keys: Any, where: str) -> None:
-    """``ValueError`` naming unknown keys (with the closest valid one) and ``where`` they came
-    from."""
-    unknown = sorted(set(keys) - set(config_fields()))
-    if not unknown:
-        return
-    hints = []
-    for k in unknown:
-        close = difflib.get_close_matches(k, config_fields(), n=1)
-        hints.append(f"{k!r} (did you mean {close[0]!r}?)" if close else repr(k))
-    raise ValueError(f"unknown config key(s) {', '.join(hints)} {where}; valid keys: "
-                     f"{', '.join(config_fields())}")
-
-
-def make_config(values: dict[str, Any]) -> PPOConfig:
-    """A config from a mapping; unknown keys raise ``ValueError`` listing the valid ones."""
-    _unknown_keys(values, "in the config")
-    cfg = PPOConfig(**{k: _coerce(k, v) for k, v in values.items()})
-    validate(cfg)
+def from_flat(cls: type[C], values: dict[str, Any]) -> C:
+    """The config ``cls`` (a dataclass, its sections built alike) from a flat mapping: the keys it
+    has, coerced; the others are left to the stages that read them. Runs ``check()`` where the
+    class has one (``ValueError`` saying what is allowed)."""
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        sub = f.default_factory
+        if dataclasses.is_dataclass(sub) and isinstance(sub, type):
+            kwargs[f.name] = from_flat(sub, values)
+        elif f.name in values:
+            kwargs[f.name] = coerce(f, values[f.name])
+    cfg = cls(**kwargs)
+    check = getattr(cfg, "check", None)
+    if check is not None:
+        check()
     return cfg
 
 
-def validate(cfg: PPOConfig) -> None:
-    """Range checks with messages that say what is allowed."""
-    from paohuzi_env.encode.rewards import REWARD_MODES
-
-    cfg.resolved_rules  # noqa: B018 - resolves (and checks) the rules once
-    if cfg.reward not in REWARD_MODES:
-        raise ValueError(f"config 'reward' must be one of {', '.join(REWARD_MODES)}, got {cfg.reward!r}")
-    if cfg.torch_threads < 0:
-        raise ValueError(f"config 'torch_threads' must be >= 0, got {cfg.torch_threads}")
-    if cfg.save_records < 0:
-        raise ValueError(f"config 'save_records' must be >= 0, got {cfg.save_records}")
-    if cfg.save_minutes < 0:
-        raise ValueError(f"config 'save_minutes' must be >= 0, got {cfg.save_minutes}")
-    if cfg.total_steps < (0 if cfg.distill_labels else 1):
-        raise ValueError(f"config 'total_steps' must be >= 1 (0 only with distill_labels: "
-                         f"distillation alone), got {cfg.total_steps}")
-    if cfg.actor not in ACTORS:
-        raise ValueError(f"config 'actor' must be one of {', '.join(ACTORS)}, got {cfg.actor!r}")
-    for name in ("games_per_worker", "steps_per_worker", "hidden", "conv_channels",
-                 "update_epochs", "minibatch_size"):
-        if getattr(cfg, name) < 1:
-            raise ValueError(f"config {name!r} must be >= 1, got {getattr(cfg, name)}")
-    if cfg.workers < 0:
-        raise ValueError(f"config 'workers' must be >= 0, got {cfg.workers}")
-    if cfg.update_precision not in ("float32", "bfloat16", "auto"):
-        raise ValueError(f"config 'update_precision' must be float32, bfloat16 or auto, got "
-                         f"{cfg.update_precision!r}")
-    if cfg.critic_hidden < 0:
-        raise ValueError(f"config 'critic_hidden' must be >= 0 (0: hidden), got {cfg.critic_hidden}")
-    shares = [cfg.opponent_self, cfg.opponent_snapshots, *cfg.opponent_bots.values(),
-              *cfg.opponent_agents.values()]
-    if any(s < 0 for s in shares) or sum(shares) <= 0:
-        raise ValueError("opponent shares must be non-negative and not all zero")
-    bad = sorted(set(cfg.opponent_bots) - set(bot_names()))
-    if bad:
-        raise ValueError(f"unknown bot(s) {bad} in opponent_bots; valid: {', '.join(bot_names())}")
-    for spec, share in cfg.opponent_agents.items():
-        if not isinstance(spec, str) or isinstance(share, bool) or not isinstance(share, (int, float)):
-            raise ValueError(f"opponent_agents maps agent specs to shares, got {spec!r}: {share!r}")
-        from paohuzi_env.agents import make_agent
-
-        try:
-            make_agent(spec, seed=0, rules=cfg.resolved_rules)
-        except (ValueError, KeyError) as e:
-            raise ValueError(f"opponent_agents: {spec!r} is not an agent this trainer can "
-                             f"build: {e}") from None
-    if cfg.reward_baseline not in ("none", "expert"):
-        raise ValueError(f"config 'reward_baseline' must be none or expert, got {cfg.reward_baseline!r}")
-    if cfg.reward_baseline != "none" and cfg.reward == "win":
-        raise ValueError("config 'reward_baseline' needs reward score or normalized (a win/loss "
-                         "reward has no points to subtract from)")
-    if cfg.advantage not in ("gae", "rollout"):
-        raise ValueError(f"config 'advantage' must be gae or rollout, got {cfg.advantage!r}")
-    if cfg.advantage == "rollout" and cfg.prior == "none":
-        raise ValueError("config 'advantage: rollout' needs a 'prior' (greedy or expert) to "
-                         "measure departures from")
-    if cfg.advantage == "rollout" and cfg.reward == "win":
-        raise ValueError("config 'advantage: rollout' needs reward score or normalized")
-    if cfg.prior not in ("none", "greedy", "expert"):
-        raise ValueError(f"config 'prior' must be none, greedy or expert, got {cfg.prior!r}")
-    if cfg.prior_weight < 0:
-        raise ValueError(f"config 'prior_weight' must be >= 0, got {cfg.prior_weight}")
-    if cfg.prior != "none" and cfg.bc_steps:
-        raise ValueError("config 'bc_steps' must be 0 when 'prior' is set: the prior already "
-                         "plays the bot's choices, so there is nothing to clone")
-    if cfg.distill_labels:
-        if not all(isinstance(d, str) and d for d in cfg.distill_labels):
-            raise ValueError("config 'distill_labels' must be a list of label directories")
-        if cfg.prior != "none" or cfg.central_critic:
-            raise ValueError("config 'distill_labels' trains a plain network from the seat's "
-                             "observation: it needs prior: none and central_critic: false (PPO "
-                             "after it may use a central critic: start a second run with "
-                             "init_from)")
-    if cfg.belief_coef < 0:
-        raise ValueError(f"config 'belief_coef' must be >= 0 (0: no belief head), got "
-                         f"{cfg.belief_coef}")
-    if cfg.belief_coef > 0 and not cfg.central_critic:
-        raise ValueError("config 'belief_coef' > 0 needs central_critic: true (the opponents' "
-                         "hands it learns to predict come with the central critic's "
-                         "full-information features)")
-    if cfg.oracle_steps < 0 or cfg.oracle_steps > cfg.total_steps:
-        raise ValueError(f"config 'oracle_steps' must be in [0, total_steps] (the network must end "
-                         f"its training without the hidden cards), got {cfg.oracle_steps} with "
-                         f"total_steps {cfg.total_steps}")
-    if cfg.oracle_steps > 0 and not cfg.central_critic:
-        raise ValueError("config 'oracle_steps' > 0 needs central_critic: true (the hidden cards "
-                         "the actor reads come with the central critic's full-information "
-                         "features)")
-    if cfg.oracle_steps > 0 and cfg.belief_coef > 0:
-        raise ValueError("config 'oracle_steps' and 'belief_coef' are not used together (a "
-                         "belief head predicting the cards the actor is shown learns nothing)")
-    if cfg.distill_departure_weight <= 0:
-        raise ValueError(f"config 'distill_departure_weight' must be > 0, got "
-                         f"{cfg.distill_departure_weight}")
-    if cfg.distill_epochs < 0 or cfg.distill_temperature <= 0 or cfg.distill_learning_rate <= 0:
-        raise ValueError("config 'distill_epochs' must be >= 0, 'distill_temperature' and "
-                         "'distill_learning_rate' > 0")
-    if not 0 <= cfg.distill_soft <= 1 or not 0 <= cfg.distill_holdout <= 0.5:
-        raise ValueError(f"config 'distill_soft' must be in [0, 1] and 'distill_holdout' in "
-                         f"[0, 0.5], got {cfg.distill_soft} and {cfg.distill_holdout}")
-    if cfg.kl_coef < 0 or cfg.kl_decay_steps < 0:
-        raise ValueError(f"config 'kl_coef' and 'kl_decay_steps' must be >= 0, got "
-                         f"{cfg.kl_coef} and {cfg.kl_decay_steps}")
-    if cfg.backend not in ("auto", "fast", "python"):
-        raise ValueError(f"config 'backend' must be auto, fast or python, got {cfg.backend!r}")
-    if cfg.device not in ("auto", "cpu", "cuda"):
-        raise ValueError(f"config 'device' must be auto, cpu or cuda, got {cfg.device!r}")
+def to_dict(cfg: Any) -> dict[str, Any]:
+    """A stage config as one flat mapping (its sections' keys in place of the sections): what a
+    checkpoint and a recipe record keep. A whole flat config
+    (:class:`paohuzi_training.recipe.TrainConfig`) gives its mapping."""
+    if not dataclasses.is_dataclass(cfg):
+        return dict(cfg.to_dict())
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(cfg):
+        v = getattr(cfg, f.name)
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            out.update(to_dict(v))
+        else:
+            out[f.name] = dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v
+    return out
 
 
 def read_yaml_mapping(path: str | Path, what: str, folder: Path) -> dict[str, Any]:
@@ -419,35 +480,6 @@ def read_yaml_mapping(path: str | Path, what: str, folder: Path) -> dict[str, An
         raise ValueError(f"{path}: a {what} must be a YAML mapping")
     return data
 
-
-def load_config(path: str | Path | None, overrides: list[str] | None = None,
-                base: dict[str, Any] | None = None) -> PPOConfig:
-    """Read a YAML config and apply ``key=value`` overrides; ``base``: values to start from
-    (a checkpoint's own config) instead of the defaults."""
-    values: dict[str, Any] = dict(base or {})
-    if path is not None:
-        data = read_yaml_mapping(path, "config file", Path("configs"))
-        _unknown_keys(data, f"in {path}")
-        values.update(data)
-    given: dict[str, Any] = {}
-    for item in overrides or []:
-        if "=" not in item:
-            raise ValueError(f"override {item!r} must look like key=value")
-        k, v = item.split("=", 1)
-        given[k.strip()] = v
-    _unknown_keys(given, "in the command-line overrides")
-    values.update(given)
-    try:
-        return make_config(values)
-    except ValueError as e:
-        where = f"{path} with overrides {list(given)}" if path and given else (
-            path or (f"overrides {list(given)}" if given else "the default config"))
-        raise ValueError(f"{where}: {e}") from None
-
-
-def to_dict(cfg: PPOConfig) -> dict[str, Any]:
-    """The resolved config as plain data."""
-    return dataclasses.asdict(cfg)
 
 
 def kl_coef_at(cfg: PPOConfig, step: int) -> float:

@@ -5,13 +5,13 @@
 The stages, in order, each in its own folder of the run folder ``DIR`` (default
 ``recipes/<name>__<seed>``, ``...-smoke`` with ``--smoke``):
 
-1. ``labels`` — the search labels hands (:mod:`paohuzi_training.label`; shards in ``labels/``);
-2. ``clone`` — the network imitates ``expert``'s decisions (:mod:`paohuzi_training.bc`;
+1. ``labels`` — the search labels hands (:mod:`paohuzi_training.stages.label`; shards in ``labels/``);
+2. ``clone`` — the network imitates ``expert``'s decisions (:mod:`paohuzi_training.stages.clone`;
    ``clone/model.pt``); with ``start: PATH`` in the recipe (a round of expert iteration) there
    is no cloning: the distillation starts from that trained network instead;
-3. ``distill`` — it then learns the search's labels (:mod:`paohuzi_training.distill`;
+3. ``distill`` — it then learns the search's labels (:mod:`paohuzi_training.stages.distill`;
    ``distill/checkpoints/distill__<seed>/final.pt``);
-4. ``ppo`` — PPO with a KL penalty toward the distilled network (:mod:`paohuzi_training.ppo`;
+4. ``ppo`` — PPO with a KL penalty toward the distilled network (:mod:`paohuzi_training.stages.ppo`;
    ``ppo/checkpoints/ppo__<seed>/final.pt``, TensorBoard in ``ppo/runs``);
 5. ``evaluate`` — duplicate deals against each opponent on the recipe's evaluation seed
    (``evaluate/vs-<opponent>.json``, the JSON of ``paohuzi-eval``);
@@ -35,7 +35,7 @@ then use the search guided by it, ``guide=start``, and the distillation starts f
 (``labels``: the keys of ``paohuzi-label`` and ``workers``; ``clone``, ``distill``, ``ppo``:
 trainer config keys, :class:`paohuzi_training.config.PPOConfig`; ``evaluate``: ``opponents``,
 ``deals``, ``seed``, ``workers``; ``export``: nothing yet), and ``smoke``: per-stage overrides
-that make every stage tiny (``--smoke``, a few minutes on 2 cores, run in CI).
+that make every stage tiny (``--smoke``: about a minute on 2 idle cores, run in CI).
 """
 
 from __future__ import annotations
@@ -43,18 +43,22 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .config import PPOConfig, make_config, read_yaml_mapping, to_dict
-from .files import write_atomic
+from .config import PPOConfig, flat_fields, from_flat, read_yaml_mapping, to_dict
+from .nets.files import write_atomic
+
+if TYPE_CHECKING:
+    from paohuzi_env.game.rules import Rules
 
 STAGES = ("labels", "clone", "distill", "ppo", "evaluate", "export")
 """The stages of a recipe, in the order they run."""
@@ -70,6 +74,129 @@ RECIPE_SET = {"rules", "seed", "run_name", "init_from", "distill_labels"}
 
 class StageStopped(Exception):
     """A stage stopped before it was complete (Ctrl-C, SIGTERM): rerun the command to go on."""
+
+
+# ---------------------------------------------------------------------- flat configs
+
+START_KEY = "init_from"
+"""The flat key naming the network a ``paohuzi-train`` config starts from (the start input of its
+first network stage)."""
+RETIRED = {"belief_coef": 0.0}
+"""Keys of an older trainer a config file may still hold, at the only value they may have (the
+belief head was removed: ``belief_coef`` measured -0.030 [-0.099, +0.039])."""
+
+
+def _sections() -> tuple[type, ...]:
+    """The config dataclasses of the stages a flat config feeds (imported when first needed, so
+    that a command's ``--help`` loads no torch)."""
+    from .stages.clone import CloneConfig
+    from .stages.distill import DistillConfig
+    from .stages.evaluate import EvalKeys
+
+    return PPOConfig, CloneConfig, DistillConfig, EvalKeys
+
+
+def config_fields() -> list[str]:
+    """The valid keys of a flat config: every stage's, the start network's and the retired ones."""
+    keys: dict[str, None] = {}
+    for cls in _sections():
+        keys.update(dict.fromkeys(flat_fields(cls)))
+    return [*keys, START_KEY, *RETIRED]
+
+
+def _unknown_keys(keys: Any, where: str) -> None:
+    """``ValueError`` naming unknown keys (with the closest valid one) and ``where`` they came
+    from."""
+    import difflib
+
+    valid = config_fields()
+    unknown = sorted(set(keys) - set(valid))
+    if not unknown:
+        return
+    hints = []
+    for k in unknown:
+        close = difflib.get_close_matches(k, valid, n=1)
+        hints.append(f"{k!r} (did you mean {close[0]!r}?)" if close else repr(k))
+    raise ValueError(f"unknown config key(s) {', '.join(hints)} {where}; valid keys: "
+                     f"{', '.join(valid)}")
+
+
+class TrainConfig:
+    """A flat trainer config (a ``paohuzi-train`` file with its overrides), each key read by the
+    stages that have it: :attr:`ppo`, :attr:`clone`, :attr:`distill` (their configs),
+    :attr:`evaluate` (the evaluation keys) and :attr:`start` (``init_from``). ``cfg.KEY`` reads
+    any key's value; :meth:`to_dict` gives the whole mapping back."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        ppo_cls, clone_cls, distill_cls, eval_cls = _sections()
+        for key, allowed in RETIRED.items():
+            if (values.get(key) or allowed) != allowed:
+                raise ValueError(f"config {key!r} is no longer a trainer key (the belief head was "
+                                 f"removed; the trainer of commit a7f5325 has it); got {values[key]!r}")
+        start = values.get(START_KEY, "") or ""
+        if not isinstance(start, str):
+            raise ValueError(f"config {START_KEY!r} must be a network file, got {start!r}")
+        self.ppo: PPOConfig = from_flat(ppo_cls, values)
+        self.clone: Any = from_flat(clone_cls, values)
+        self.distill: Any = from_flat(distill_cls, values)
+        self.evaluate: Any = from_flat(eval_cls, values)
+        self.start: str = start
+        self.values: dict[str, Any] = {**to_dict(self.clone), **to_dict(self.distill),
+                                       **dataclasses.asdict(self.evaluate), **to_dict(self.ppo),
+                                       START_KEY: start}
+        if self.ppo.total_steps < (0 if self.distill.distill_labels else 1):
+            raise ValueError(f"config 'total_steps' must be >= 1 (0 only with distill_labels: "
+                             f"distillation alone), got {self.ppo.total_steps}")
+
+    def __getattr__(self, name: str) -> Any:
+        values = self.__dict__.get("values", {})
+        if name in values:
+            return values[name]
+        raise AttributeError(f"no config key {name!r}")
+
+    @property
+    def resolved_rules(self) -> Rules:
+        """The run's rules (:attr:`paohuzi_training.config.RunConfig.resolved_rules`)."""
+        return self.ppo.resolved_rules
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every key's value, flat."""
+        return dict(self.values)
+
+    def replace(self, **changes: Any) -> TrainConfig:
+        """A copy with ``changes`` applied (checked as a new config)."""
+        return make_config({**self.values, **changes})
+
+
+def make_config(values: dict[str, Any]) -> TrainConfig:
+    """A flat config from a mapping; unknown keys raise ``ValueError`` listing the valid ones."""
+    _unknown_keys(values, "in the config")
+    return TrainConfig(values)
+
+
+def load_config(path: str | Path | None, overrides: list[str] | None = None,
+                base: dict[str, Any] | None = None) -> TrainConfig:
+    """Read a YAML config and apply ``key=value`` overrides; ``base``: values to start from
+    (a checkpoint's own config) instead of the defaults."""
+    values: dict[str, Any] = {k: v for k, v in (base or {}).items() if k in set(config_fields())}
+    if path is not None:
+        data = read_yaml_mapping(path, "config file", Path("configs"))
+        _unknown_keys(data, f"in {path}")
+        values.update(data)
+    given: dict[str, Any] = {}
+    for item in overrides or []:
+        if "=" not in item:
+            raise ValueError(f"override {item!r} must look like key=value")
+        k, v = item.split("=", 1)
+        given[k.strip()] = v
+    _unknown_keys(given, "in the command-line overrides")
+    values.update(given)
+    try:
+        return make_config(values)
+    except ValueError as e:
+        where = f"{path} with overrides {list(given)}" if path and given else (
+            path or (f"overrides {list(given)}" if given else "the default config"))
+        raise ValueError(f"{where}: {e}") from None
 
 
 # ---------------------------------------------------------------------- the recipe file
@@ -179,8 +306,8 @@ def _check_recipe(r: Recipe) -> None:
 
 
 def label_config(r: Recipe):
-    """The labelling run's settings (:class:`paohuzi_training.label.LabelConfig`)."""
-    from .label import LabelConfig
+    """The labelling run's settings (:class:`paohuzi_training.stages.label.LabelConfig`)."""
+    from .stages.label import LabelConfig
 
     got = {k: v for k, v in r.stages["labels"].items() if k != "workers"}
     if "seats" in got:
@@ -202,7 +329,7 @@ def _resolve_guide(search: str, start: str, path: str) -> str:
             if not guide.is_file():
                 raise ValueError(f"recipe {path} labels: guide=start reads the .safetensors "
                                  f"beside start ({guide}), which is missing: python -m "
-                                 f"paohuzi_training.checkpoint export {start} {guide}")
+                                 f"paohuzi_training.nets.checkpoint export {start} {guide}")
             o = f"guide=checkpoint:{guide}"
         elif o.startswith("guide=checkpoint:"):
             o = f"guide=checkpoint:{Path(o.split(':', 1)[1]).resolve()}"
@@ -217,22 +344,34 @@ def _ckpt(stage: str, seed: int, name: str = "final.pt") -> str:
     return f"{stage}/checkpoints/{stage}__{seed}/{name}"
 
 
-def trainer_config(r: Recipe, stage: str) -> PPOConfig:
-    """The trainer config of a network stage (``clone``, ``distill``, ``ppo``), paths relative
-    to the run folder."""
+def flat_config(r: Recipe, stage: str) -> TrainConfig:
+    """The flat config of a network stage (``clone``, ``distill``, ``ppo``): the recipe's rules and
+    seed, its ``network`` block and the stage's block, every key checked."""
     values: dict[str, Any] = {"rules": r.rules, "seed": r.seed, "run_name": stage,
                               **r.network, **r.stages[stage]}
     if stage == "clone":
         values.setdefault("total_steps", 1)  # unused: the clone stage runs no PPO
     elif stage == "distill":
-        values.update(init_from=r.start or CLONE_OUT, distill_labels=["labels"], total_steps=0,
-                      central_critic=False, eval_every=0, final_eval_deals=0)
-    else:
-        values.update(init_from=_ckpt("distill", r.seed), final_eval_deals=0)
-    cfg = make_config(values)
-    if stage == "clone" and cfg.bc_steps < 1 and not r.start:
-        raise ValueError("the clone stage needs bc_steps >= 1")
-    return cfg
+        values.update(distill_labels=["labels"], total_steps=0, central_critic=False)
+    return make_config(values)
+
+
+def trainer_config(r: Recipe, stage: str) -> Any:
+    """The config of a network stage, paths relative to the run folder: a
+    :class:`~paohuzi_training.stages.clone.CloneConfig`, a
+    :class:`~paohuzi_training.stages.distill.DistillConfig` or a :class:`PPOConfig`."""
+    flat = flat_config(r, stage)
+    if stage == "clone":
+        if flat.clone.bc_steps < 1 and not r.start:
+            raise ValueError("the clone stage needs bc_steps >= 1")
+        return flat.clone
+    return flat.distill if stage == "distill" else flat.ppo
+
+
+def _start(r: Recipe, stage: str) -> str:
+    """The network a network stage starts from: the distillation from the recipe's ``start`` or
+    the clone, PPO from the distilled network."""
+    return (r.start or CLONE_OUT) if stage == "distill" else _ckpt("distill", r.seed)
 
 
 # ---------------------------------------------------------------------- records
@@ -285,8 +424,15 @@ def _inputs(r: Recipe, stage: str) -> dict[str, str]:
 def _settings(r: Recipe, stage: str) -> dict[str, Any]:
     if stage == "clone" and r.start:
         return {"start": r.start}
-    if stage in ("clone", "distill", "ppo"):
+    if stage == "clone":
         return to_dict(trainer_config(r, stage))
+    if stage == "distill":
+        return {**to_dict(trainer_config(r, stage)), "start": _start(r, stage)}
+    if stage == "ppo":
+        ev = flat_config(r, stage).evaluate
+        return {**to_dict(trainer_config(r, stage)), "start": _start(r, stage),
+                "eval_every": ev.eval_every, "eval_deals": ev.eval_deals,
+                "eval_opponents": ev.eval_opponents}
     if stage == "labels":
         return {**dataclasses.asdict(label_config(r)), "seats": list(label_config(r).seats)}
     if stage == "evaluate":
@@ -296,14 +442,28 @@ def _settings(r: Recipe, stage: str) -> dict[str, Any]:
     return {"name": r.name}
 
 
+def _saved_settings(r: Recipe, stage: str, saved: dict[str, Any]) -> dict[str, Any]:
+    """A record's settings as this trainer names them: a key added since at its default, and the
+    start network of an older record (which named it ``init_from``)."""
+    if stage not in ("clone", "distill", "ppo") or "start" in saved and stage == "clone":
+        return saved
+    cls = type(trainer_config(r, stage))
+    out = {**to_dict(cls()), **saved}
+    if stage != "clone":
+        out.setdefault("start", saved.get("init_from", ""))
+    return out
+
+
 # Settings that may change between runs of a stage without making it another stage (as PPO's
 # resume allows): how many processes and how often to save, not what is computed.
 MAY_CHANGE = {"workers", "eval_every", "eval_deals", "save_every", "save_minutes", "device",
               "torch_threads", "ray", "update_precision"}
 
 
-def _diff(a: dict, b: dict) -> list[str]:
-    return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k) and k not in MAY_CHANGE)
+def _diff(saved: dict, settings: dict) -> list[str]:
+    """The settings that differ from a record's, but for :data:`MAY_CHANGE` (a key the stage no
+    longer reads, say one that moved to another stage, is not compared)."""
+    return sorted(k for k in settings if saved.get(k) != settings.get(k) and k not in MAY_CHANGE)
 
 
 class _Clock:
@@ -351,11 +511,10 @@ def read_record(stage: str) -> dict[str, Any] | None:
 
 
 def _run_labels(r: Recipe, log) -> dict[str, Any]:
-    from .label import label
+    from .stages import label
 
-    res = label(label_config(r), "labels", workers=r.stages["labels"].get("workers") or None)
-    log(f"labels: {res['labels']:,} labels from {res['hands']:,} hands this run "
-        f"({res['skipped']} shard(s) finished before)")
+    res = label.run(label_config(r), label.LabelInputs(Path("labels"),
+                                                       r.stages["labels"].get("workers") or None), log)
     return {"labels_this_run": res["labels"]}
 
 
@@ -363,74 +522,67 @@ def _run_clone(r: Recipe, log) -> dict[str, Any]:
     if r.start:
         log(f"clone: none; the distillation starts from {r.start}")
         return {}
-    import numpy as np
-    import torch
+    from .stages import clone
 
-    from .bc import behaviour_clone
-    from .checkpoint import save_checkpoint
-    from .housekeeping import resolve_device
-    from .model import model_for
-
-    cfg = trainer_config(r, "clone")
-    torch.manual_seed(cfg.seed)
-    rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 1]))
-    device = resolve_device(cfg.device)
-    model = model_for(cfg).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.learning_rate, eps=1e-5)
-    behaviour_clone(model, optimizer, cfg, device, rng, log, Path("clone"))
-    save_checkpoint(CLONE_OUT, {"model": {k: v.cpu() for k, v in model.state_dict().items()},
-                                "config": to_dict(cfg), "rules": cfg.resolved_rules.to_record(),
-                                "global_step": 0, "iteration": 0, "train_seconds": 0.0})
+    clone.run(trainer_config(r, "clone"), clone.CloneInputs(Path("clone").resolve(),
+                                                            Path(CLONE_OUT).resolve()), log)
     return {}
 
 
-def _run_trainer(r: Recipe, stage: str, log) -> dict[str, Any]:
-    from .ppo import train
+def _run_distill(r: Recipe, log) -> dict[str, Any]:
+    from .stages import distill
 
-    cfg = trainer_config(r, stage)
-    latest = Path(_ckpt(stage, r.seed, "latest.pt"))
-    resume = str(latest) if stage == "ppo" and latest.is_file() else None
+    run_id = f"distill__{r.seed}"
+    distill.run(trainer_config(r, "distill"), distill.DistillInputs(
+        folder=Path("distill/checkpoints").resolve() / run_id,
+        out=Path(_ckpt("distill", r.seed)).resolve(), start=_start(r, "distill"),
+        runs=Path("distill/runs").resolve() / run_id), log)
+    return {}
+
+
+def _run_ppo(r: Recipe, log) -> dict[str, Any]:
+    from .stages import ppo
+    from .stages.evaluate import EvalConfig
+
+    flat = flat_config(r, "ppo")
+    latest = Path(_ckpt("ppo", r.seed, "latest.pt"))
+    resume = str(latest) if latest.is_file() else None
     if resume:
-        log(f"{stage}: continuing {resume}")
-    final = train(cfg, resume=resume, log=log, root=stage)
+        log(f"ppo: continuing {latest.resolve()}")
+    ev = flat.evaluate
+    inputs = ppo.PPOInputs(start=_start(r, "ppo"), kl_ref="start", resume=resume,
+                           root=Path("ppo").resolve(),  # the log's paths: absolute
+                           evaluate=EvalConfig(opponents=ev.eval_opponents, deals=ev.eval_deals,
+                                               seed=r.seed + 12345, rules=flat.resolved_rules,
+                                               every=ev.eval_every),
+                           continue_with="rerun the recipe (the same command) to continue")
+    final = ppo.run(flat.ppo, inputs, log)
     if final.name != "final.pt":
-        raise StageStopped(f"{stage} stopped at its checkpoint {final}")
-    return {}
+        raise StageStopped(f"ppo stopped at its checkpoint {final}")
+    return {"kl_ref": ppo.kl_reference(flat.ppo, inputs)}
 
 
 def _run_evaluate(r: Recipe, log) -> dict[str, Any]:
-    from .evaluate import evaluate, print_table
+    from .stages import evaluate
 
     ev = r.stages["evaluate"]
-    out: dict[str, Any] = {}
-    Path("evaluate").mkdir(exist_ok=True)
-    results = []
-    for opp in ev.get("opponents", ["expert"]):
-        res = evaluate(f"checkpoint:{_ckpt('ppo', r.seed)}", opp, deals=ev.get("deals", 1000),
-                       seed=ev.get("seed", 0), rules=r.rules, workers=ev.get("workers"),
-                       mp_context="spawn")
-        res.pop("rows", None)
-        res["seed"] = ev.get("seed", 0)
-        write_atomic(Path("evaluate") / f"vs-{opp.replace(':', '_')}.json",
-                     json.dumps(res, indent=2, ensure_ascii=False).encode())
-        out[opp] = {"mean_points": res["mean_points"], "ci95": res["ci95"],
-                    "deals": res["deals"], "seed": res["seed"]}
-        results.append(res)
-    print_table(results)
-    return {"results": out}
+    res = evaluate.run(evaluate.EvalConfig(opponents=ev.get("opponents", ["expert"]),
+                                           deals=ev.get("deals", 1000), seed=ev.get("seed", 0),
+                                           rules=r.rules, workers=ev.get("workers")),
+                       evaluate.EvalInputs(Path(_ckpt("ppo", r.seed)), Path("evaluate").resolve()), log)
+    return {"results": res["results"]}
 
 
 def _run_export(r: Recipe, log) -> dict[str, Any]:
-    from .checkpoint import export_policy
+    from .stages import export
 
-    Path("export").mkdir(exist_ok=True)
-    dst = export_policy(_ckpt("ppo", r.seed), f"export/{r.name}.safetensors")
-    log(f"export: {dst} and {dst.with_suffix('.json')}")
+    export.run(export.ExportConfig(), export.ExportInputs(
+        Path(_ckpt("ppo", r.seed)), Path(f"export/{r.name}.safetensors").resolve()), log)
     return {}
 
 
-RUNNERS = {"labels": _run_labels, "clone": _run_clone, "evaluate": _run_evaluate,
-           "export": _run_export}
+RUNNERS = {"labels": _run_labels, "clone": _run_clone, "distill": _run_distill, "ppo": _run_ppo,
+           "evaluate": _run_evaluate, "export": _run_export}
 
 
 @contextlib.contextmanager
@@ -449,10 +601,72 @@ def default_out(r: Recipe, smoke: bool) -> Path:
     return Path("recipes") / (f"{r.name}__{r.seed}" + ("-smoke" if smoke else ""))
 
 
+@dataclasses.dataclass
+class Step:
+    """One stage of a run: its name and ``run(log) -> result`` (the stage module's ``run`` with
+    its config and inputs); for a recipe's records, its ``settings``, the digests of what it
+    reads (``inputs``) and the ``output`` it makes."""
+
+    stage: str
+    run: Callable[[Any], dict[str, Any]]
+    settings: Callable[[], dict[str, Any]] | None = None
+    inputs: Callable[[], dict[str, str]] | None = None
+    output: str = ""
+    saved: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    """A record's settings as the stage now names them (a record of an older trainer)."""
+
+
+def run_stages(steps: list[Step], log=print, *, record: dict[str, Any] | None = None,
+               where: Path = Path(".")) -> list[dict[str, Any]]:
+    """The one orchestrator: run ``steps`` in order. With ``record`` (a recipe's ``recipe``,
+    ``name`` and ``seed``), each stage keeps its record in ``<stage>/stage.json`` under the
+    current folder (``where`` names it in messages), and a complete stage whose settings and
+    inputs are unchanged is skipped; returns each stage's record with ``status`` (ran, skipped).
+
+    Raises:
+        ValueError: a stage's settings or inputs changed since it ran, or its input is missing.
+        StageStopped: a stage stopped (Ctrl-C, SIGTERM) before it was complete.
+    """
+    done: list[dict[str, Any]] = []
+    for k, step in enumerate(steps):
+        head = f"[{k + 1}/{len(steps)}] {step.stage}"
+        if record is None or step.settings is None or step.inputs is None:
+            log(head)
+            done.append({"stage": step.stage, "status": "ran", **step.run(log)})
+            continue
+        settings = step.settings()
+        inputs = step.inputs()
+        rec = read_record(step.stage)
+        if rec is not None:
+            saved = rec.get("settings", {})
+            changed = _diff(step.saved(saved) if step.saved else saved, settings)
+            if rec.get("inputs") != inputs:
+                changed.append("inputs (" + ", ".join(
+                    p for p in inputs if rec.get("inputs", {}).get(p) != inputs[p]) + ")")
+            if changed:
+                raise ValueError(
+                    f"{where / step.stage} was made with other settings ({', '.join(changed)}"
+                    f" differ): use another --out, or remove {where / step.stage} and the "
+                    "stages after it")
+            if rec.get("complete"):
+                log(f"{head}: complete ({_clock(rec['seconds'])}), skipped")
+                done.append({**rec, "status": "skipped"})
+                continue
+        log(head + (" (continuing)" if rec else ""))
+        rec = rec or {"stage": step.stage, **record}
+        rec.update(settings=settings, inputs=inputs, seed=record["seed"], complete=False,
+                   runs=int(rec.get("runs", 0)) + 1)
+        with _Clock(step.stage, rec) as clock:
+            result = step.run(log)
+            clock.write(complete=True, output=step.output, **result)
+        done.append({**clock.record, "status": "ran"})
+    return done
+
+
 def run_recipe(r: Recipe, out: str | os.PathLike[str], stages: list[str] | None = None,
                log=print) -> list[dict[str, Any]]:
-    """Run (or continue) the recipe's ``stages`` (default all) in the run folder ``out``;
-    returns each stage's record with ``status`` (ran, skipped).
+    """Run (or continue) the recipe's ``stages`` (default all) in the run folder ``out``
+    through :func:`run_stages`; returns each stage's record with ``status`` (ran, skipped).
 
     Raises:
         ValueError: a stage's settings or inputs changed since it ran, or its input is missing.
@@ -462,41 +676,13 @@ def run_recipe(r: Recipe, out: str | os.PathLike[str], stages: list[str] | None 
     bad = [s for s in todo if s not in STAGES]
     if bad:
         raise ValueError(f"unknown stage(s) {bad}; the stages are {', '.join(STAGES)}")
-    done: list[dict[str, Any]] = []
+    steps = [Step(stage, functools.partial(RUNNERS[stage], r), functools.partial(_settings, r, stage),
+                  functools.partial(_inputs, r, stage), _outputs(r)[stage],
+                  functools.partial(_saved_settings, r, stage))
+             for stage in STAGES if stage in todo]
     with _in_folder(Path(out)):
-        for k, stage in enumerate(s for s in STAGES if s in todo):
-            settings = _settings(r, stage)
-            inputs = _inputs(r, stage)
-            rec = read_record(stage)
-            if rec is not None:
-                saved = rec.get("settings", {})
-                if stage in ("clone", "distill", "ppo") and "start" not in saved:
-                    # a trainer key added since: its default
-                    saved = {**to_dict(PPOConfig()), **saved}
-                changed = _diff(saved, settings)
-                if rec.get("inputs") != inputs:
-                    changed.append("inputs (" + ", ".join(
-                        p for p in inputs if rec.get("inputs", {}).get(p) != inputs[p]) + ")")
-                if changed:
-                    raise ValueError(
-                        f"{Path(out) / stage} was made with other settings ({', '.join(changed)}"
-                        f" differ): use another --out, or remove {Path(out) / stage} and the "
-                        "stages after it")
-                if rec.get("complete"):
-                    log(f"[{k + 1}/{len(todo)}] {stage}: complete "
-                        f"({_clock(rec['seconds'])}), skipped")
-                    done.append({**rec, "status": "skipped"})
-                    continue
-            log(f"[{k + 1}/{len(todo)}] {stage}" + (" (continuing)" if rec else ""))
-            record = rec or {"stage": stage, "recipe": r.path, "name": r.name}
-            record.update(settings=settings, inputs=inputs, seed=r.seed, complete=False,
-                          runs=int(record.get("runs", 0)) + 1)
-            with _Clock(stage, record) as clock:
-                runner = RUNNERS.get(stage)
-                result = runner(r, log) if runner else _run_trainer(r, stage, log)
-                clock.write(complete=True, output=_outputs(r)[stage], **result)
-            done.append({**clock.record, "status": "ran"})
-    return done
+        return run_stages(steps, log, record={"recipe": r.path, "name": r.name, "seed": r.seed},
+                          where=Path(out))
 
 
 def _clock(seconds: float) -> str:
@@ -534,7 +720,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="the run folder (default recipes/<name>__<seed>[-smoke])")
     p.add_argument("--seed", type=int, default=None, help="the recipe's seed (default: its own)")
     p.add_argument("--smoke", action="store_true",
-                   help="every stage in miniature (the recipe's smoke overrides)")
+                   help="every stage in miniature (the recipe's smoke overrides): about a "
+                        "minute on 2 idle cores")
     p.add_argument("--stages", default=None,
                    help=f"comma-separated stages to run (default all: {','.join(STAGES)})")
     a = p.parse_args(argv)
@@ -543,14 +730,14 @@ def main(argv: list[str] | None = None) -> int:
         stages = None if a.stages is None else [s.strip() for s in a.stages.split(",") if s.strip()]
         out = Path(a.out) if a.out else default_out(recipe, a.smoke)
         print(f"paohuzi-recipe: {recipe.name} ({recipe.rules}, seed {recipe.seed}"
-              + (", smoke" if a.smoke else "") + f") in {out}", flush=True)
+              + (", smoke" if a.smoke else "") + f") in {out.resolve()}", flush=True)
         done = run_recipe(recipe, out, stages, log=lambda *x: print(*x, flush=True))
     except ValueError as e:
         print(f"paohuzi-recipe: error: {e}", file=sys.stderr)
         return 2
     except (StageStopped, KeyboardInterrupt) as e:
-        print(f"paohuzi-recipe: stopped ({e or 'interrupted'}); run the same command again "
-              "to continue", file=sys.stderr)
+        print(f"paohuzi-recipe: stopped ({e or 'interrupted'}); rerun the recipe: run the same "
+              "command again to continue", file=sys.stderr)
         return 130
     print(summary(done))
     return 0

@@ -108,7 +108,7 @@ def test_checkpoint_prefix_comes_from_the_installed_entry_point():
     # What pyproject.toml declares (the installed name of paohuzi_training/ is paohuzi_training).
     toml = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     declared = re.search(r'^checkpoint\s*=\s*"([^"]+)"', toml, re.M)
-    assert declared and declared[1] == "paohuzi_training.policy:load_checkpoint_agent"
+    assert declared and declared[1] == "paohuzi_training.nets.policy:load_checkpoint_agent"
     # The installed metadata speaks for this checkout only if it was installed from here.
     url = json.loads(metadata.distribution("paohuzi-env").read_text("direct_url.json") or "{}").get("url", "")
     if url.startswith("file://") and Path(url[len("file://"):]).resolve() != ROOT:

@@ -1,4 +1,4 @@
-"""Variance-reduced evaluation (paohuzi_training.aivat, chance.hpp): the chance events, their
+"""Variance-reduced evaluation (paohuzi_training.eval.aivat, chance.hpp): the chance events, their
 probabilities, the no-peeking invariance of the value function, the immediate outcomes, the
 torch twin of the core's network, the evaluation's corrected figures and the errors."""
 
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(not fast.available(), reason="needs the compiled
 
 torch = pytest.importorskip("torch")
 
-from paohuzi_training import aivat, evaluate  # noqa: E402
+from paohuzi_training.eval import aivat, evaluate  # noqa: E402
 
 core = aivat._fast() if fast.available() else None
 RULES = as_rules("huaihua")
@@ -239,7 +239,7 @@ def test_train_command_writes_a_loadable_value_function(tmp_path):
 
 
 def test_bench_prints_cost_and_ci_ratios(capsys):
-    from paohuzi_training import aivat_bench
+    from paohuzi_training.tools import aivat_bench
 
     assert aivat_bench.main(["expert", "--vs", "greedy", "--deals", "3", "--seed", "2"]) == 0
     out = capsys.readouterr().out

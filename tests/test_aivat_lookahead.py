@@ -1,5 +1,5 @@
 """Variance reduction with a one-draw lookahead (``--variance-reduction aivat-lookahead``,
-chance.hpp's chance_correction_lookahead, paohuzi_training.aivat.refine): the value of the drawn
+chance.hpp's chance_correction_lookahead, paohuzi_training.eval.aivat.refine): the value of the drawn
 card is the network's expectation at the next draw the hand really made (so the sum telescopes),
 the corrections are the sums of the data set's terms, the estimate is unbiased, both engines and
 both evaluation paths agree, and bad input says what is allowed."""
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(not fast.available(), reason="needs the compiled
 
 # torch only where a test needs it (a network agent, the refinement): the others also run
 # under the sanitizers (.ci/sanitize)
-from paohuzi_training import aivat, evaluate  # noqa: E402
+from paohuzi_training.eval import aivat, evaluate  # noqa: E402
 
 core = aivat._fast() if fast.available() else None
 RULES = as_rules("huaihua")

@@ -14,7 +14,7 @@ import paohuzi_env
 from paohuzi_env import fast
 from paohuzi_env.backends.select import resolve_backend
 from paohuzi_env.envs.wrappers import SingleAgentEnv
-from paohuzi_training.evaluate import evaluate
+from paohuzi_training.eval.evaluate import evaluate
 
 needs_core = pytest.mark.skipif(not fast.available(), reason="compiled core not built")
 

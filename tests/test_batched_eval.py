@@ -1,4 +1,4 @@
-"""Batched evaluation of network agents (paohuzi_training/batched_eval.py): the same rows, summary and
+"""Batched evaluation of network agents (paohuzi_training/eval/batched_eval.py): the same rows, summary and
 JSON as the per-decision path for the same seed."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ pytestmark = pytest.mark.skipif(not fast.available(), reason="needs the compiled
 
 torch = pytest.importorskip("torch")
 
-from paohuzi_training import batched_eval  # noqa: E402
-from paohuzi_training.evaluate import evaluate, main, play_deal  # noqa: E402
+from paohuzi_training.eval import batched_eval  # noqa: E402
+from paohuzi_training.eval.evaluate import evaluate, main, play_deal  # noqa: E402
 
 PURE = "checkpoint:checkpoints/shipped/pure-network.pt"
 RESIDUAL = "checkpoint:checkpoints/shipped/policy.pt"  # asks the expert at every decision
@@ -143,7 +143,7 @@ def test_a_checkpoint_spec_names_the_file_it_loads_now(tmp_path, monkeypatch):
     import shutil
 
     from paohuzi_env.game.rules import get_rules
-    from paohuzi_training import batched_eval
+    from paohuzi_training.eval import batched_eval
 
     rules = get_rules("huaihua")
     shipped = Path(__file__).resolve().parent.parent / "checkpoints" / "shipped"

@@ -74,7 +74,7 @@ def test_adding_a_bot_is_one_registry_entry(first_legal):
     acts = vg.policy_actions("first_legal")
     assert [int(a) for a in acts] == [min(vg.hand(i).legal_actions()) for i in range(3)]
     # the trainer's config accepts it as an opponent
-    from paohuzi_training.config import make_config
+    from paohuzi_training.recipe import make_config
 
     cfg = make_config({"opponent_bots": {"first_legal": 0.5}})
     assert cfg.opponent_bots == {"first_legal": 0.5}

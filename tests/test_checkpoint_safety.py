@@ -16,7 +16,7 @@ pytest.importorskip("safetensors")
 
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.game.engine import Game  # noqa: E402
-from paohuzi_training.checkpoint import (  # noqa: E402
+from paohuzi_training.nets.checkpoint import (  # noqa: E402
     TRUST_ENV,
     convert_checkpoint,
     export_policy,
@@ -24,7 +24,7 @@ from paohuzi_training.checkpoint import (  # noqa: E402
     save_checkpoint,
     sidecar_path,
 )
-from paohuzi_training.checkpoint import main as checkpoint_main  # noqa: E402
+from paohuzi_training.nets.checkpoint import main as checkpoint_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "checkpoints" / "shipped"
@@ -143,7 +143,7 @@ def test_safetensors_pair_is_checked(tmp_path):
     with pytest.raises(ValueError, match="not a paohuzi policy sidecar"):
         load_checkpoint(st)
     with pytest.raises(ValueError, match="ends in .safetensors"):
-        from paohuzi_training.checkpoint import save_safetensors
+        from paohuzi_training.nets.checkpoint import save_safetensors
 
         save_safetensors(tmp_path / "x.pt", {"model": {}})
 
@@ -163,7 +163,7 @@ def test_refused_unless_trusted(evil):
 
 
 def test_paohuzi_eval_refuses_it(evil, capsys):
-    from paohuzi_training.evaluate import main
+    from paohuzi_training.eval.evaluate import main
 
     path, marker = evil
     args = [f"checkpoint:{path}", "--vs", "random", "--deals", "1", "--workers", "1", "--no-progress"]
@@ -196,7 +196,7 @@ def test_paohuzi_play_refuses_it(evil, capsys, tmp_path):
 
 
 def test_paohuzi_train_resume_refuses_it(evil, capsys, tmp_path, monkeypatch):
-    from paohuzi_training.ppo import main
+    from paohuzi_training.train import main
 
     path, marker = evil
     monkeypatch.chdir(tmp_path)

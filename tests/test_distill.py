@@ -12,19 +12,21 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from paohuzi_env import fast  # noqa: E402
-from paohuzi_training.checkpoint import load_checkpoint  # noqa: E402
-from paohuzi_training.config import make_config  # noqa: E402
-from paohuzi_training.distill import (  # noqa: E402
+from paohuzi_training.config import kl_coef_at  # noqa: E402
+from paohuzi_training.eval.evaluate import evaluate  # noqa: E402
+from paohuzi_training.nets.checkpoint import load_checkpoint  # noqa: E402
+from paohuzi_training.nets.model import ActorCritic  # noqa: E402
+from paohuzi_training.recipe import make_config  # noqa: E402
+from paohuzi_training.stages.distill import (  # noqa: E402
     STATE_NAME,
     _losses,
     departures,
     soft_targets,
     value_target,
 )
-from paohuzi_training.evaluate import evaluate  # noqa: E402
-from paohuzi_training.label import LabelConfig, label  # noqa: E402
-from paohuzi_training.model import ActorCritic  # noqa: E402
-from paohuzi_training.ppo import kl_coef_at, ppo_update, train  # noqa: E402
+from paohuzi_training.stages.label import LabelConfig, label  # noqa: E402
+from paohuzi_training.stages.ppo import ppo_update  # noqa: E402
+from paohuzi_training.train import train  # noqa: E402
 
 needs_core = pytest.mark.skipif(not fast.available(), reason="the search needs the compiled core")
 
@@ -187,7 +189,7 @@ def test_tiny_recipe_labels_distill_ppo_with_kl_and_evaluation(tmp_path, monkeyp
     again = train(make_config({**base, "run_name": "d2", "distill_epochs": 1,
                                "init_from": str(final), "distill_learning_rate": 1e-12}),
                   log=lambda *a: lines.append(" ".join(map(str, a))))
-    assert any("init_from" in s and "actor loaded, critic loaded" in s for s in lines), lines
+    assert any(s.startswith(f"start {final}") and "actor loaded, critic loaded" in s for s in lines), lines
     w0 = load_checkpoint(final)["model"]["actor.0.weight"]
     w1 = load_checkpoint(again)["model"]["actor.0.weight"]
     assert torch.allclose(w0, w1, atol=1e-6)
@@ -230,8 +232,8 @@ def test_tiny_recipe_under_yongzhou(tmp_path, monkeypatch):
     search, a conv actor cloned from expert then distilled, exported for the core, and played by
     ``network:`` and ``checkpoint:`` with the same results (the PPO phase is the one tested
     above; ``configs/recipes/yongzhou.yaml`` is the full-size run)."""
-    from paohuzi_training.checkpoint import export_policy
-    from paohuzi_training.label import load_labels
+    from paohuzi_training.nets.checkpoint import export_policy
+    from paohuzi_training.stages.label import load_labels
 
     monkeypatch.chdir(tmp_path)
     lab = LabelConfig(hands=6, search="search:samples=4,playouts=32", shard_hands=3, seed=3,
@@ -265,7 +267,7 @@ def test_conv_actor_reads_the_per_kind_blocks():
     row at channel 2 * row + (k >= 10), position k % 10, and handles the prior and batches."""
     from paohuzi_env.encode.observation import encode
     from paohuzi_env.game.engine import Game
-    from paohuzi_training.model import KIND_ROWS, KindConvActor
+    from paohuzi_training.nets.model import KIND_ROWS, KindConvActor
 
     assert len(KIND_ROWS) == 29 and all(len(r) == 20 for r in KIND_ROWS)
     assert len({i for r in KIND_ROWS for i in r}) == 580  # no index twice
@@ -307,7 +309,7 @@ def test_conv_actor_reads_the_per_kind_blocks():
 
 
 def test_agreement_tool_fits_each_actor(capsys):
-    from paohuzi_training.agreement import main
+    from paohuzi_training.tools.agreement import main
 
     main(["--decisions", "300", "--held", "100", "--epochs", "1", "--actors", "mlp:8", "conv:8:2"])
     out = capsys.readouterr().out
@@ -319,7 +321,7 @@ def test_agreement_tool_fits_each_actor(capsys):
 
 def test_conv_actor_convolution_is_conv1d():
     """KindConvActor's matrix-product convolution gives nn.Conv1d's numbers."""
-    from paohuzi_training.model import KindConvActor, _conv3
+    from paohuzi_training.nets.model import KindConvActor, _conv3
 
     torch.manual_seed(0)
     net = KindConvActor(763, hidden=8, channels=6)

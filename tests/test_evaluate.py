@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from paohuzi_training.evaluate import GameRow, evaluate, league, main, mean_ci, summarise, wilson
+from paohuzi_training.eval.evaluate import GameRow, evaluate, league, main, mean_ci, summarise, wilson
 
 
 def test_same_numbers_with_one_and_two_workers():
@@ -109,7 +109,7 @@ def test_plot_needs_a_league(capsys):
 
 
 def test_add_points_averages_the_matches_and_combines_their_cis():
-    from paohuzi_training.evaluate import add_points
+    from paohuzi_training.eval.evaluate import add_points
 
     res = {"ratings": [{"agent": "a"}, {"agent": "b"}], "matches": {
         "a vs b": {"mean_points": 1.0, "ci95": [0.0, 2.0]},

@@ -1,4 +1,4 @@
-"""The framework examples (paohuzi_training/examples/): each trains for a few hundred steps with the
+"""The framework examples (paohuzi_training/baselines/): each trains for a few hundred steps with the
 action mask applied; time-boxed, CPU only. Skipped when the framework is not installed."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def test_minimal_infos_are_empty_and_full_infos_unchanged():
 
 def test_torchrl_pettingzoo_wrapper_and_policy_gradient_example():
     pytest.importorskip("torchrl")
-    from paohuzi_training.examples.torchrl_pg import GROUPS, Policy, make_env, masked_logits, train
+    from paohuzi_training.baselines.torchrl_pg import GROUPS, Policy, make_env, masked_logits, train
 
     warnings.filterwarnings("ignore", message="PettingZoo in TorchRL is tested")
     seen = train(steps=200, seed=0, log=lambda *_: None)
@@ -54,7 +54,7 @@ def test_torchrl_pettingzoo_wrapper_and_policy_gradient_example():
 @pytest.mark.slow  # about a minute; .ci/run runs it in its slow slice
 def test_tianshou_pettingzoo_collector_and_policy_gradient_example():
     pytest.importorskip("tianshou")
-    from paohuzi_training.examples.tianshou_pg import train
+    from paohuzi_training.baselines.tianshou_pg import train
 
     seen = train(steps=200, seed=0, log=lambda *_: None)
     assert seen["steps"] >= 200 and seen["illegal"] == 0

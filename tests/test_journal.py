@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from paohuzi_env.game.rules import get_rules
-from paohuzi_training import journal
-from paohuzi_training.evaluate import evaluate, main
+from paohuzi_training.eval import journal
+from paohuzi_training.eval.evaluate import evaluate, main
 
 KW = dict(seed=5, workers=1, progress=False)
 
@@ -169,7 +169,7 @@ def test_an_interrupted_run_keeps_its_deals_and_resumes(tmp_path, sig):
     (the Python engine plays some hundreds a minute), so the signal always finds it running,
     however loaded the machine: it is sent once the journal holds its first batch."""
     path = tmp_path / "j.jsonl"
-    base = [sys.executable, "-m", "paohuzi_training.evaluate", "expert", "--vs", "greedy",
+    base = [sys.executable, "-m", "paohuzi_training.eval.evaluate", "expert", "--vs", "greedy",
             "--seed", "5", "--workers", "1", "--no-progress", "--journal", str(path)]
     proc = subprocess.Popen(base + ["--deals", "1000000", "--backend", "python"],
                             stderr=subprocess.PIPE, text=True)

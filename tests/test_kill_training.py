@@ -3,7 +3,7 @@ checkpoint, half the file on disk; resuming loses only the iteration whose check
 being written, and never reads the torn file.
 
 How the kill lands "while it writes": the run is a child process whose driver (below) wraps
-``paohuzi_training.files._write_bytes`` so that the N-th checkpoint write puts half its bytes on
+``paohuzi_training.nets.files._write_bytes`` so that the N-th checkpoint write puts half its bytes on
 disk (flushed and fsynced), signals the test and sleeps; the test then SIGKILLs the child's
 process group. This hits the moment every time, in seconds, and leaves a real torn file; killing
 at random moments would hit a write only rarely (a write is milliseconds of each iteration)
@@ -22,7 +22,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from paohuzi_training.checkpoint import load_checkpoint  # noqa: E402
+from paohuzi_training.nets.checkpoint import load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "ppo-tiny.yaml"
@@ -33,7 +33,7 @@ OVERRIDES = ["total_steps=600", "steps_per_worker=200", "games_per_worker=4", "h
 
 DRIVER = r"""
 import os, sys, time
-import paohuzi_training.files as ck
+import paohuzi_training.nets.files as ck
 
 marker, pause_at = sys.argv[1], int(sys.argv[2])
 real = ck._write_bytes
@@ -52,7 +52,7 @@ def write_bytes(f, blob, path):
     real(f, blob, path)
 
 ck._write_bytes = write_bytes
-from paohuzi_training.ppo import main
+from paohuzi_training.train import main
 sys.exit(main(sys.argv[3:]))
 """
 
@@ -102,7 +102,7 @@ def test_sigkill_while_writing_a_checkpoint_then_resume(tmp_path, monkeypatch, c
     assert data["iteration"] == 1 and data["global_step"] >= 200
     assert not (run_dir / "final.pt").exists()
     # resume: it continues from iteration 1 (only iteration 2, being written, is lost)
-    from paohuzi_training.ppo import main
+    from paohuzi_training.train import main
 
     monkeypatch.chdir(tmp_path)
     assert main(["--config", str(CONFIG), "--resume", str(latest), *OVERRIDES]) == 0

@@ -1,4 +1,4 @@
-"""Labelled data from the search (paohuzi_training/label.py): a short run reads back and agrees with
+"""Labelled data from the search (paohuzi_training/stages/label.py): a short run reads back and agrees with
 the hands it came from; a run killed (SIGKILL) while it writes a shard loses only that shard,
 never leaves a torn file under a shard's name, and resumes to the data of an uninterrupted run."""
 
@@ -19,8 +19,8 @@ from paohuzi_env import fast
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="needs the compiled core")
 
-import paohuzi_training.label as label_mod  # noqa: E402
-from paohuzi_training.label import (  # noqa: E402
+import paohuzi_training.stages.label as label_mod  # noqa: E402
+from paohuzi_training.stages.label import (  # noqa: E402
     DECISIONS,
     LabelConfig,
     check_labels,
@@ -142,7 +142,7 @@ def test_bad_settings_and_other_runs(tmp_path, capsys):
 # (half its bytes fsynced to disk) and waits to be killed; the production writer has no test hook.
 PAUSING_DRIVER = r"""
 import os, sys, time
-import paohuzi_training.files as files
+import paohuzi_training.nets.files as files
 
 marker = sys.argv[1]
 real = files._write_bytes
@@ -158,7 +158,7 @@ def write_bytes(f, blob, path):
     real(f, blob, path)
 
 files._write_bytes = write_bytes
-from paohuzi_training.label import main
+from paohuzi_training.stages.label import main
 sys.exit(main(sys.argv[2:]))
 """
 
@@ -228,7 +228,7 @@ def test_check_labels_names_a_bad_shard(tmp_path):
 def test_check_labels_knows_which_searches_play_every_action(tmp_path):
     """An unguided run must have a mean for every legal action of a searched row; a guided run
     (the default spec under huaihua) only for its candidates, the chosen action among them."""
-    from paohuzi_training.label import plays_every_action
+    from paohuzi_training.stages.label import plays_every_action
 
     assert plays_every_action("search:guide=none", "huaihua")
     assert plays_every_action("search", "classic")  # no packaged guide there
@@ -266,13 +266,13 @@ def test_check_labels_knows_which_searches_play_every_action(tmp_path):
 
 
 def test_departures_replays_the_hands_and_compares_a_network(tmp_path, capsys):
-    """paohuzi_training.departures rebuilds every labelled hand from its seed and the labels, finds no
+    """paohuzi_training.tools.departures rebuilds every labelled hand from its seed and the labels, finds no
     departure where the search could not leave expert (margin = 1000), and compares a network with
     expert the way NetworkAgent plays it (the Python encoder, not the labels' observations)."""
     from paohuzi_env.agents.network import NetworkAgent
     from paohuzi_env.bots.heuristic import ExpertAgent
     from paohuzi_env.game.engine import Game
-    from paohuzi_training.departures import analyse, main
+    from paohuzi_training.tools.departures import analyse, main
 
     cfg = LabelConfig(hands=4, search="search:samples=4,playouts=32,margin=1000,guide=none",
                       shard_hands=2,

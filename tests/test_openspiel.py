@@ -370,7 +370,7 @@ def test_openspiel_spec_errors():
 def test_nfsp_example_in_miniature():
     pytest.importorskip("torch")
     pytest.importorskip("tree")  # dm-tree, which OpenSpiel's PyTorch NFSP imports
-    from paohuzi_training.examples.nfsp_openspiel import OPPONENTS, train
+    from paohuzi_training.baselines.nfsp_openspiel import OPPONENTS, train
 
     seen = train(steps=400, seed=0, log=lambda *_: None, deals=1, min_buffer=8, batch=8)
     assert seen["steps"] >= 400 and seen["hands"] >= 1

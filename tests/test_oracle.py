@@ -12,11 +12,12 @@ torch = pytest.importorskip("torch")
 from paohuzi_env import fast  # noqa: E402
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.game.engine import Game  # noqa: E402
-from paohuzi_training.checkpoint import export_policy, load_checkpoint  # noqa: E402
-from paohuzi_training.config import make_config, oracle_keep_at  # noqa: E402
-from paohuzi_training.model import model_for  # noqa: E402
-from paohuzi_training.ppo import train  # noqa: E402
-from paohuzi_training.rollout import Rollout  # noqa: E402
+from paohuzi_training.config import oracle_keep_at  # noqa: E402
+from paohuzi_training.nets.checkpoint import export_policy, load_checkpoint  # noqa: E402
+from paohuzi_training.nets.model import model_for  # noqa: E402
+from paohuzi_training.recipe import make_config  # noqa: E402
+from paohuzi_training.stages.rollout import Rollout  # noqa: E402
+from paohuzi_training.train import train  # noqa: E402
 
 
 def _tiny(**kw):
@@ -42,8 +43,8 @@ def test_oracle_config_errors():
         _tiny(oracle_steps=601)
     with pytest.raises(ValueError, match=r"oracle_steps' must be in \[0, total_steps\]"):
         _tiny(oracle_steps=-1)
-    with pytest.raises(ValueError, match="oracle_steps' and 'belief_coef' are not used together"):
-        _tiny(belief_coef=0.1)
+    with pytest.raises(ValueError, match="belief_coef' is no longer a trainer key"):
+        _tiny(belief_coef=0.1)  # the belief head was removed
     assert model_for(_tiny(oracle_steps=0)).oracle is None
 
 
@@ -127,7 +128,7 @@ def test_ppo_recomputes_the_probabilities_the_rollouts_sampled_with():
     one's carry), PPO's first pass recomputes exactly the stored log-probabilities: its ratios
     are 1 (no clipping, approximate KL 0); it logs the share of the cards shown. Reading the
     full features instead of the stored input would move the ratios."""
-    from paohuzi_training.ppo import ppo_update
+    from paohuzi_training.stages.ppo import ppo_update
 
     cfg = _tiny(backend="fast", update_epochs=1, minibatch_size=4096, target_kl=None,
                 learning_rate=0.0)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from paohuzi_training.evaluate import evaluate
+from paohuzi_training.eval.evaluate import evaluate
 
 DEALS = 2000  # -m slow: the README's runs
 SAMPLE_DEALS = 400  # the default suite (same seed; the ordering holds at 400 deals too)

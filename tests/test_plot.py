@@ -1,4 +1,4 @@
-"""``python -m paohuzi_training.plot``: the training curve with evaluations measured apart and a panel
+"""``python -m paohuzi_training.eval.plot``: the training curve with evaluations measured apart and a panel
 of TensorBoard scalars; bad input is a clear error (exit 2), never a traceback."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 pytest.importorskip("matplotlib")
 pytest.importorskip("tensorboard")
 
-from paohuzi_training import plot  # noqa: E402
+from paohuzi_training.eval import plot  # noqa: E402
 
 CKPT = Path(__file__).resolve().parents[1] / "checkpoints/shipped/pure-network.safetensors"
 

@@ -8,10 +8,10 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from paohuzi_training.checkpoint import load_checkpoint  # noqa: E402
-from paohuzi_training.config import make_config  # noqa: E402
-from paohuzi_training.ppo import main, train  # noqa: E402
-from paohuzi_training.workers import RayWorkers  # noqa: E402
+from paohuzi_training.nets.checkpoint import load_checkpoint  # noqa: E402
+from paohuzi_training.recipe import make_config  # noqa: E402
+from paohuzi_training.stages.workers import RayWorkers  # noqa: E402
+from paohuzi_training.train import main, train  # noqa: E402
 
 
 def _tiny(**kw):

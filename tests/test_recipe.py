@@ -4,6 +4,7 @@ refused, and bad recipes and options named."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -15,11 +16,34 @@ import yaml
 
 torch = pytest.importorskip("torch")
 
-from paohuzi_training.checkpoint import load_checkpoint  # noqa: E402
+from paohuzi_training.nets.checkpoint import load_checkpoint  # noqa: E402
 from paohuzi_training.recipe import STAGES, load_recipe, main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 HUAIHUA = ROOT / "configs" / "recipes" / "huaihua.yaml"
+SAME = json.loads((ROOT / "tests" / "fixtures" / "same_numbers.json").read_text(encoding="utf-8"))
+"""What the code gave before the trainer became stages (tests/test_same_numbers.py)."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def recorded_threads():
+    """torch on the thread count the smoke network's SHA-256 was recorded with (the order of a
+    float sum follows the threads), for every stage of the recipe run in this process."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(SAME["conditions"]["torch_threads"])
+    yield
+    torch.set_num_threads(old)
+
+
+def _recorded_conditions() -> str:
+    """Why the smoke network cannot be compared bit for bit here ("" when it can): another torch,
+    or a CPU without native bfloat16 (the smoke's update_precision: auto then picks float32)."""
+    want = SAME["conditions"]
+    if torch.__version__ != want["torch"]:
+        return f"recorded with torch {want['torch']}, this is {torch.__version__}"
+    if bool(torch.ops.mkldnn._is_mkldnn_bf16_supported()) != want["bf16_native"]:
+        return "recorded on a CPU " + ("with" if want["bf16_native"] else "without") + " native bfloat16"
+    return ""
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +70,8 @@ def test_smoke_runs_every_stage_then_skips_them(base, tmp_path, capsys):
     assert all("skipped" in line for line in text.splitlines()
                if line.startswith("[") and any(f"] {s}:" in line for s in STAGES[:3]))
     # what each stage was made from: its settings, the seed, its inputs' digests
-    assert recs["ppo"]["settings"]["init_from"] == "distill/checkpoints/distill__1/final.pt"
-    assert recs["ppo"]["seed"] == 1 and set(recs["ppo"]["inputs"]) == {recs["ppo"]["settings"]["init_from"]}
+    assert recs["ppo"]["settings"]["start"] == "distill/checkpoints/distill__1/final.pt"
+    assert recs["ppo"]["seed"] == 1 and set(recs["ppo"]["inputs"]) == {recs["ppo"]["settings"]["start"]}
     assert recs["distill"]["settings"]["distill_labels"] == ["labels"]
     final = load_checkpoint(out / "ppo/checkpoints/ppo__1/final.pt")
     assert final["global_step"] == 2048
@@ -56,6 +80,15 @@ def test_smoke_runs_every_stage_then_skips_them(base, tmp_path, capsys):
     exported = load_checkpoint(out / "export" / "huaihua.safetensors")
     assert exported["config"]["actor"] == "conv" and exported["config"]["wait_features"]
     assert "against two expert:" in text
+    # same numbers: the exported network is the one the smoke recipe made before the trainer
+    # became stages, bit for bit (where torch and the CPU are those it was recorded on)
+    sidecar = json.loads((out / "export" / "huaihua.json").read_text())
+    want = {k: v for k, v in SAME["smoke_network"]["sidecar"].items() if k != "weights_sha256"}
+    assert {k: sidecar[k] for k in want} == want
+    if not _recorded_conditions():
+        assert sidecar["weights_sha256"] == SAME["smoke_network"]["sidecar"]["weights_sha256"]
+        digest = hashlib.sha256((out / "export" / "huaihua.safetensors").read_bytes()).hexdigest()
+        assert digest == SAME["smoke_network"]["sha256"]
     # a second run: every stage complete and unchanged, so nothing runs and nothing is written
     mtimes = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     assert main([str(HUAIHUA), "--smoke", "--out", str(out)]) == 0
@@ -66,7 +99,7 @@ def test_smoke_runs_every_stage_then_skips_them(base, tmp_path, capsys):
 
 DRIVER = r"""
 import os, signal, sys
-import paohuzi_training.ppo as ppo
+import paohuzi_training.stages.ppo as ppo
 real = ppo.ppo_update
 def update(*a, **k):  # the first update of this process: SIGTERM, as a kill -TERM would
     stats = real(*a, **k)
@@ -95,7 +128,8 @@ def test_stopped_mid_ppo_continues(base, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "paohuzi_training.recipe", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "ppo (continuing)" in proc.stdout and "continuing ppo/checkpoints" in proc.stdout
+    assert "ppo (continuing)" in proc.stdout
+    assert f"continuing {out.resolve() / 'ppo/checkpoints/ppo__1/latest.pt'}" in proc.stdout
     rec = _records(out)["ppo"]
     assert rec["complete"] is True and rec["runs"] == 2
     assert load_checkpoint(out / "ppo/checkpoints/ppo__1/final.pt")["global_step"] == 2048
@@ -104,10 +138,13 @@ def test_stopped_mid_ppo_continues(base, tmp_path):
 def test_changed_settings_are_refused(base, tmp_path, capsys):
     out = tmp_path / "run"
     shutil.copytree(base, out)
-    # a record made before the trainer gained a key reads it at its default: not a change
+    # a record made before the trainer gained a key reads it at its default: not a change; nor
+    # is one made before the stages (its start named init_from, PPO's keys among its settings)
     rec_path = out / "distill" / "stage.json"
     rec = json.loads(rec_path.read_text())
-    del rec["settings"]["opponent_agents"]
+    del rec["settings"]["distill_departure_weight"]
+    rec["settings"]["init_from"] = rec["settings"].pop("start")
+    rec["settings"].update(total_steps=0, eval_every=0, opponent_agents={}, belief_coef=0.0)
     rec_path.write_text(json.dumps(rec))
     assert main([str(HUAIHUA), "--smoke", "--out", str(out), "--stages", "distill"]) == 0
     assert "distill: complete" in capsys.readouterr().out
@@ -148,7 +185,7 @@ def test_a_round_of_expert_iteration_starts_from_its_network(tmp_path, capsys):
     """Issue 41: a recipe with ``start`` clones nothing; its labels come from the search guided
     by the start network (``guide=start``: the .safetensors beside it) and its distillation
     starts from that network; run again, every stage is skipped."""
-    gen3 = ROOT / "configs" / "recipes" / "gen3-huaihua.yaml"
+    gen3 = ROOT / "configs" / "history" / "recipes" / "gen3-huaihua.yaml"
     out = tmp_path / "run"
     args = [str(gen3), "--smoke", "--out", str(out), "--stages", "labels,clone,distill"]
     assert main(args) == 0
@@ -156,7 +193,7 @@ def test_a_round_of_expert_iteration_starts_from_its_network(tmp_path, capsys):
     rec = _records(out)
     assert rec["clone"]["settings"] == {"start": str(start)}
     assert not (out / "clone" / "model.pt").exists()
-    assert rec["distill"]["settings"]["init_from"] == str(start)
+    assert rec["distill"]["settings"]["start"] == str(start)
     assert rec["distill"]["settings"]["distill_departure_weight"] == 4.0
     assert str(start) in rec["distill"]["inputs"]
     search = json.loads((out / "labels" / "labels.json").read_text())["config"]["search"]
@@ -173,7 +210,7 @@ def test_bad_starts(tmp_path, capsys):
         assert main([str(path), "--out", str(tmp_path / "o")]) == 2
         return capsys.readouterr().err
 
-    good = yaml.safe_load((ROOT / "configs" / "recipes" / "gen3-huaihua.yaml").read_text())
+    good = yaml.safe_load((ROOT / "configs" / "history" / "recipes" / "gen3-huaihua.yaml").read_text())
     assert "start must name a network checkpoint file" in fails({**good, "start": "nope.pt"})
     no_start = {**{k: v for k, v in good.items() if k != "start"}, "clone": {"bc_steps": 100}}
     assert "guide=start needs the recipe's 'start'" in fails(no_start)
@@ -257,3 +294,13 @@ def test_a_guide_named_by_path_is_read_from_where_the_command_runs(tmp_path, mon
     monkeypatch.chdir(ROOT)  # a recipe runs its stages inside the run folder
     search = label_config(r).search
     assert search == f"search:samples=4,guide=checkpoint:{tmp_path / 'g.safetensors'}"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").rglob("recipes/*.yaml")),
+                         ids=lambda p: str(p.relative_to(ROOT / "configs")))
+def test_every_committed_recipe_loads(path, monkeypatch):
+    """The recipes, and those of configs/history/ that made generation 3's networks, still load
+    (their starts and guides are committed files, read from the repository root)."""
+    monkeypatch.chdir(ROOT)
+    r = load_recipe(path)
+    assert r.name and r.stages["ppo"]

@@ -128,8 +128,8 @@ def cluster():
 
 
 def test_one_ppo_iteration_with_masking_then_evaluated(cluster, tmp_path):
-    from paohuzi_training.evaluate import evaluate
-    from paohuzi_training.rllib_ppo import train
+    from paohuzi_training.baselines.rllib_ppo import train
+    from paohuzi_training.eval.evaluate import evaluate
 
     out = tmp_path / "ckpt"
     logs: list[str] = []

@@ -52,7 +52,7 @@ def test_label_runs_keep_their_rules_for_departures():
     # overrides). The labeller takes a preset name only (LabelConfig.rules: str, no overrides), so
     # no label run had overrides to drop; departures and replay now read the run's rules through
     # the one reader, which keeps overrides wherever a meta carries them.
-    from paohuzi_training.label import LabelConfig, run_rules
+    from paohuzi_training.stages.label import LabelConfig, run_rules
 
     meta = LabelConfig(hands=1, rules="yongzhou").meta()
     assert "rules_overrides" not in meta["config"]

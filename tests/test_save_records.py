@@ -9,7 +9,7 @@ import pytest
 
 from paohuzi_env.apps.replay_html import replay_html
 from paohuzi_env.game.engine import Game
-from paohuzi_training.evaluate import evaluate, main, record_game, save_records
+from paohuzi_training.eval.evaluate import evaluate, main, record_game, save_records
 
 SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "shipped" / "policy.pt"
 

@@ -151,7 +151,7 @@ def test_search_needs_the_game_and_good_options():
 
 
 def test_search_in_the_duplicate_harness():
-    from paohuzi_training.evaluate import play_deal
+    from paohuzi_training.eval.evaluate import play_deal
 
     rows = play_deal("search:samples=2", ["expert", "expert"], 0, 3, "huaihua", "fast")
     again = play_deal("search:samples=2", ["expert", "expert"], 0, 3, "huaihua", "fast")

@@ -2,7 +2,7 @@
 ``paohuzi_env/backends/_core/netpolicy.hpp``, ``paohuzi_env/agents/network.py``).
 
 The networks here are tiny ones with random weights, written by the tests with numpy alone
-(``.safetensors`` + JSON sidecar); only the check against ``paohuzi_training.policy`` on the shipped
+(``.safetensors`` + JSON sidecar); only the check against ``paohuzi_training.nets.policy`` on the shipped
 network needs torch.
 """
 
@@ -65,7 +65,7 @@ def write_policy(path: Path, rules: str = "huaihua", hidden: int = 12, prior: st
 
 def reference_logits(t: dict[str, np.ndarray], obs: np.ndarray, prior_action: int | None,
                      prior_weight: float) -> np.ndarray:
-    """paohuzi_training/model.py's actor in numpy (float32), before masking."""
+    """paohuzi_training/nets/model.py's actor in numpy (float32), before masking."""
     x = obs.astype(np.float32)
     onehot = np.zeros(NUM_ACTIONS, np.float32)
     if prior_action is not None:
@@ -208,11 +208,11 @@ def test_conv_actor_in_the_core_is_the_numpy_reference(tmp_path, rules, prior, c
 
 def write_conv_policy(path: Path, rules: str, hidden: int, channels: int, prior: str,
                       prior_weight: float, seed: int, waits: bool = False):
-    """A random conv actor (paohuzi_training/model.py KindConvActor) as a play-only policy, and the torch
+    """A random conv actor (paohuzi_training/nets/model.py KindConvActor) as a play-only policy, and the torch
     module holding the same weights (``waits``: one that reads the wait features too)."""
     torch = pytest.importorskip("torch")
     from paohuzi_env.encode.features import WAIT_FEATURES, wait_rows
-    from paohuzi_training.model import KIND_ROWS, KindConvActor
+    from paohuzi_training.nets.model import KIND_ROWS, KindConvActor
 
     torch.manual_seed(seed)
     n_obs = obs_size(get_rules(rules))
@@ -304,7 +304,7 @@ def test_ties_go_to_the_lowest_action_and_the_prior_bonus_decides(tmp_path):
 def test_shipped_network_is_training_policys_argmax():
     torch = pytest.importorskip("torch")
     from paohuzi_env import _fast
-    from paohuzi_training.policy import load_checkpoint_agent
+    from paohuzi_training.nets.policy import load_checkpoint_agent
 
     torch.set_num_threads(1)
     for name, every, want in (("pure-network", 1, 300), ("policy", 3, 150)):
@@ -384,7 +384,7 @@ def test_bad_networks_raise_clear_errors(tmp_path, tiny):
     s = g.current_player
     with pytest.raises(ValueError, match="does not exist"):
         make_agent(f"search:rollout=checkpoint:{tmp_path / 'missing.safetensors'}")
-    with pytest.raises(ValueError, match="paohuzi_training.checkpoint export"):
+    with pytest.raises(ValueError, match="paohuzi_training.nets.checkpoint export"):
         make_agent(f"search:rollout=checkpoint:{tmp_path / 'model.pt'}")
     with pytest.raises(ValueError, match="cannot hold one"):
         parse_search_spec(f"rollout=checkpoint:{tmp_path}/a,b.safetensors,samples=4")
@@ -572,7 +572,7 @@ def test_network_agent_scores_what_the_torch_agent_scores():
     """``network:PATH`` (the core, no torch) and ``checkpoint:PATH`` (torch) of the shipped pure
     network play the same duplicate deals to the same points."""
     pytest.importorskip("torch")
-    from paohuzi_training.evaluate import evaluate
+    from paohuzi_training.eval.evaluate import evaluate
 
     core = evaluate(f"network:{SHIPPED / 'pure-network.safetensors'}", "expert", deals=12,
                     seed=5, workers=1)

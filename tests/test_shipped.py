@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.game.engine import Game  # noqa: E402
-from paohuzi_training.checkpoint import load_checkpoint  # noqa: E402
+from paohuzi_training.nets.checkpoint import load_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "checkpoints" / "shipped" / "policy.pt"
@@ -55,7 +55,7 @@ YONGZHOU_RESUME = ROOT / "checkpoints" / "resume" / "yongzhou-residual__1-latest
 
 
 def test_shipped_yongzhou_policy_plays_yongzhou_only():
-    """The yongzhou residual agent (configs/ppo-yongzhou-residual.yaml) reads the 771-float
+    """The yongzhou residual agent (configs/history/ppo-yongzhou-residual.yaml) reads the 771-float
     paohuzi-obs-v2 observation, plays legal moves in hands with 王, and refuses huaihua."""
     data = load_checkpoint(YONGZHOU, rules_name="yongzhou")
     assert data["policy_only"] and data["config"]["rules"] == "yongzhou"
@@ -73,7 +73,7 @@ PURE_RESUME = ROOT / "checkpoints" / "resume" / "long__1-latest.pt"
 
 
 def test_shipped_pure_network_reads_its_observation_only():
-    """The pure-network agent (configs/ppo-long.yaml) has no prior: it plays from the
+    """The pure-network agent (configs/history/ppo-long.yaml) has no prior: it plays from the
     observation alone, legal moves only, and is the network of the committed resumable state."""
     data = load_checkpoint(PURE, rules_name="huaihua")
     assert data["policy_only"] and data["config"]["prior"] == "none"

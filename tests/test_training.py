@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,17 +15,18 @@ torch = pytest.importorskip("torch")
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.game.actions import NUM_ACTIONS  # noqa: E402
 from paohuzi_env.game.engine import Game  # noqa: E402
-from paohuzi_training.checkpoint import (  # noqa: E402
+from paohuzi_training.config import to_dict  # noqa: E402
+from paohuzi_training.eval.evaluate import evaluate  # noqa: E402
+from paohuzi_training.nets.checkpoint import (  # noqa: E402
     export_policy,
     load_checkpoint,
     save_checkpoint,
     slim_checkpoint,
 )
-from paohuzi_training.config import PPOConfig, load_config, make_config, to_dict  # noqa: E402
-from paohuzi_training.evaluate import evaluate  # noqa: E402
-from paohuzi_training.model import MASK_VALUE, ActorCritic, model_for  # noqa: E402
-from paohuzi_training.ppo import train  # noqa: E402
-from paohuzi_training.rollout import Rollout, hand_reward  # noqa: E402
+from paohuzi_training.nets.model import MASK_VALUE, ActorCritic, model_for  # noqa: E402
+from paohuzi_training.recipe import TrainConfig, load_config, make_config  # noqa: E402
+from paohuzi_training.stages.rollout import Rollout, hand_reward  # noqa: E402
+from paohuzi_training.train import train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _reference(cfg):
     """The same config on the reference engine (these tests check the Python rollout; the
     compiled core's are in tests/test_vector_rollout.py)."""
-    return dataclasses.replace(cfg, backend="python")
+    return cfg.replace(backend="python")
 
 
 def _tiny(**kw):
@@ -100,9 +102,9 @@ def test_narrow_critic_and_bfloat16_update(tmp_path, monkeypatch):
     """critic_hidden sizes the critic alone; update_precision bfloat16 trains (logits and
     log-probabilities stay float32, so a batch's recomputed log-probabilities match the
     rollout's to bfloat16's rounding of the layers), and the checkpoint plays as an agent."""
-    from paohuzi_training.bench import _random_batch
-    from paohuzi_training.model import model_for
-    from paohuzi_training.policy import load_checkpoint_agent
+    from paohuzi_training.nets.model import model_for
+    from paohuzi_training.nets.policy import load_checkpoint_agent
+    from paohuzi_training.tools.bench import _random_batch
 
     monkeypatch.chdir(tmp_path)
     cfg = _tiny(critic_hidden=8, update_precision="bfloat16", central_critic=True,
@@ -123,7 +125,7 @@ def test_narrow_critic_and_bfloat16_update(tmp_path, monkeypatch):
 
     g = Game(seed=3)
     assert agent(g.view(g.current_player)) in g.legal_actions()
-    from paohuzi_training.housekeeping import bfloat16_update
+    from paohuzi_training.stages.housekeeping import bfloat16_update
 
     assert not bfloat16_update("float32", "cpu") and bfloat16_update("bfloat16", "cpu")
     assert bfloat16_update("auto", "cpu") == torch.ops.mkldnn._is_mkldnn_bf16_supported()
@@ -146,7 +148,7 @@ def test_committed_resume_states_resume_with_their_own_config(name, tmp_path, mo
     """``paohuzi-train --resume PATH`` with no --config takes the run's config from the
     checkpoint: every committed resume state continues (here to the step it holds: nothing to
     train, the final checkpoint written), although its config predates keys added since."""
-    from paohuzi_training.ppo import main
+    from paohuzi_training.train import main
 
     path = ROOT / "checkpoints" / "resume" / name
     step = load_checkpoint(path)["global_step"]
@@ -181,16 +183,19 @@ def test_checkpoint_errors_are_clear(tmp_path):
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "configs").glob("*.yaml")))
+@pytest.mark.parametrize("name", sorted(str(p.relative_to(ROOT / "configs"))
+                                         for p in (ROOT / "configs").rglob("*.yaml")
+                                         if p.parent.name not in ("recipes", "rules")))
 def test_every_committed_config_loads(name):
-    """Each training recipe in configs/ validates (keys, types, rules preset, option pairs)."""
+    """Each trainer config in configs/ and configs/history/ validates (keys, types, rules
+    preset, option pairs)."""
     cfg = load_config(ROOT / "configs" / name)
     assert (cfg.total_steps > 0 or cfg.distill_labels) and cfg.run_name
 
 
 def test_config_loading_and_errors(tmp_path):
     cfg = load_config(ROOT / "configs" / "ppo.yaml")
-    assert isinstance(cfg, PPOConfig)
+    assert isinstance(cfg, TrainConfig)
     assert load_config(ROOT / "configs" / "ppo-tiny.yaml").total_steps == 4000
     # 2e-5 (no dot) is a string to YAML 1.1, a float to the config
     assert load_config(ROOT / "configs" / "ppo-tiny.yaml", ["learning_rate=2e-5"]).learning_rate == 2e-5
@@ -249,7 +254,7 @@ def test_rollout_transitions_and_rewards():
 def test_a_fresh_network_with_the_expert_prior_plays_exactly_like_expert():
     """Residual policy learning: near-zero network logits + the prior's bonus = the prior's
     argmax choice at every decision, so training starts from the bot's strength."""
-    from paohuzi_training.policy import PolicyAgent
+    from paohuzi_training.nets.policy import PolicyAgent
 
     torch.manual_seed(0)
     model = ActorCritic(hidden=32, prior="expert", prior_weight=4.0)
@@ -314,7 +319,7 @@ def test_duplicate_deal_baseline_cancels_the_deal():
 
 
 def test_rollout_advantages_are_zero_on_the_prior_and_duplicate_playouts_elsewhere():
-    from paohuzi_training.rollout import prior_playout
+    from paohuzi_training.stages.rollout import prior_playout
 
     with pytest.raises(ValueError, match="needs a 'prior'"):
         make_config({"advantage": "rollout"})
@@ -354,7 +359,7 @@ def test_tiny_training_run_under_yongzhou_uses_its_sizes(tmp_path, monkeypatch):
     its checkpoint plays its hands, and a checkpoint of another observation is refused."""
     from paohuzi_env.encode.observation import obs_size, obs_version
     from paohuzi_env.encode.state import state_extra_size
-    from paohuzi_training.policy import PolicyAgent
+    from paohuzi_training.nets.policy import PolicyAgent
 
     monkeypatch.chdir(tmp_path)
     kw = dict(rules="yongzhou", central_critic=True, bc_steps=30, bc_epochs=1,
@@ -408,7 +413,7 @@ def test_an_interrupted_run_saves_and_resumes_to_the_same_step_count(tmp_path, s
     args = ["run_name=i", "workers=2", "games_per_worker=8", "steps_per_worker=300",
             "hidden=32", "minibatch_size=128", "update_epochs=1", "eval_every=0",
             "final_eval_deals=0", "save_every=1", "opponent_bots={greedy: 0.3}"]
-    cmd = [sys.executable, "-m", "paohuzi_training.ppo"]
+    cmd = [sys.executable, "-m", "paohuzi_training.train"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     p = subprocess.Popen(cmd + args + ["total_steps=600000"], cwd=tmp_path, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -439,10 +444,10 @@ def test_an_interrupted_run_saves_and_resumes_to_the_same_step_count(tmp_path, s
 
 
 def test_training_bench_prints_both_rates_and_their_ratio(capsys):
-    """python -m paohuzi_training.bench: the reference ceiling, (a) the network's compute rate,
+    """python -m paohuzi_training.tools.bench: the reference ceiling, (a) the network's compute rate,
     (b) the trainer's end-to-end rate, and (b) over each, for the config given (numbers
     measured, never asserted)."""
-    from paohuzi_training.bench import main as bench_main
+    from paohuzi_training.tools.bench import main as bench_main
 
     assert bench_main(["--config", str(ROOT / "configs" / "ppo-tiny.yaml"), "--iterations", "2",
                        "--seconds", "0.2", "steps_per_worker=300"]) == 0
@@ -474,3 +479,23 @@ def test_a_run_ends_with_records_of_its_worst_evaluated_games(tmp_path, monkeypa
         assert evals[opp]["deals"] == 2
     with pytest.raises(ValueError, match="save_records"):
         make_config({"save_records": -1})
+
+
+def test_train_help_is_plain_text_and_loads_no_torch():
+    """``paohuzi-train --help`` prints plain text (no Sphinx roles) before torch is imported."""
+    code = ("import sys, contextlib, io\nfrom paohuzi_training.train import main\nbuf = io.StringIO()\n"
+            "try:\n    with contextlib.redirect_stdout(buf): main(['--help'])\nexcept SystemExit: pass\n"
+            "print('torch' in sys.modules); print(buf.getvalue())")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.startswith("False\nusage: paohuzi-train")
+    assert ":mod:" not in out and "``" not in out and "init_from" in out
+
+
+def test_eval_help_names_network_specs_and_the_defaults(capsys):
+    from paohuzi_training.eval.evaluate import main as eval_main
+
+    with pytest.raises(SystemExit):
+        eval_main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "network:PATH" in text and "(default: 1000)" in text and "(default: 0)" in text

@@ -1,5 +1,5 @@
-"""Rollouts on the compiled core (paohuzi_training.rollout.Rollout over fast.VectorGame): the batches the
-trainer learns from, checked as on the reference engine (tests/test_training.py), and the core's
+"""Rollouts on the compiled core (paohuzi_training.stages.rollout.Rollout over fast.VectorGame): the
+batches the trainer learns from, checked as on the reference engine (tests/test_training.py), and the core's
 duplicate rollouts against the Python ones."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from paohuzi_env import fast  # noqa: E402
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.backends.reference import ReferenceVectorGame  # noqa: E402
 from paohuzi_env.game.engine import Game  # noqa: E402
-from paohuzi_training.config import make_config  # noqa: E402
-from paohuzi_training.rollout import (  # noqa: E402
+from paohuzi_training.recipe import make_config  # noqa: E402
+from paohuzi_training.stages.rollout import (  # noqa: E402
     Rollout,
     make_rollout,
     prior_playout,
@@ -136,7 +136,7 @@ def test_rollout_advantages_against_a_fixed_network_play_it_out():
 
 
 def test_core_duplicate_rollouts_equal_the_python_ones():
-    """VectorGame.playout_after (C++) scores a departure exactly as paohuzi_training.rollout.
+    """VectorGame.playout_after (C++) scores a departure exactly as paohuzi_training.stages.rollout.
     prior_playout does on the Python engine, for the same hand and action."""
     vg = fast.VectorGame(6, "huaihua", seed=17)
     acts = vg.random_actions()

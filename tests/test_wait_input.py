@@ -18,10 +18,11 @@ torch = pytest.importorskip("torch")
 from paohuzi_env import fast  # noqa: E402
 from paohuzi_env.encode.features import WAIT_FEATURES, wait_features  # noqa: E402
 from paohuzi_env.encode.observation import obs_size  # noqa: E402
-from paohuzi_training.checkpoint import export_policy, load_checkpoint  # noqa: E402
-from paohuzi_training.config import make_config  # noqa: E402
-from paohuzi_training.evaluate import evaluate  # noqa: E402
-from paohuzi_training.label import (  # noqa: E402
+from paohuzi_training.eval.evaluate import evaluate  # noqa: E402
+from paohuzi_training.nets.checkpoint import export_policy, load_checkpoint  # noqa: E402
+from paohuzi_training.nets.model import ActorCritic, network_input, widen_for_waits  # noqa: E402
+from paohuzi_training.recipe import make_config  # noqa: E402
+from paohuzi_training.stages.label import (  # noqa: E402
     LabelConfig,
     check_labels,
     iter_shards,
@@ -30,8 +31,7 @@ from paohuzi_training.label import (  # noqa: E402
     main,
     replay,
 )
-from paohuzi_training.model import ActorCritic, network_input, widen_for_waits  # noqa: E402
-from paohuzi_training.ppo import train  # noqa: E402
+from paohuzi_training.train import train  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="needs the compiled core")
 

@@ -1,4 +1,4 @@
-"""``python -m paohuzi_training.checkpoint widen``: a wider actor that computes the same logits
+"""``python -m paohuzi_training.nets.checkpoint widen``: a wider actor that computes the same logits
 (issue 41's wider-actor trial starts from one)."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ torch = pytest.importorskip("torch")
 
 from paohuzi_env.agents import make_agent  # noqa: E402
 from paohuzi_env.game.engine import Game  # noqa: E402
-from paohuzi_training.checkpoint import load_checkpoint, main, save_safetensors, widen_policy  # noqa: E402
-from paohuzi_training.model import model_for  # noqa: E402
-from paohuzi_training.policy import model_from_checkpoint  # noqa: E402
+from paohuzi_training.nets.checkpoint import load_checkpoint, main, save_safetensors, widen_policy  # noqa: E402
+from paohuzi_training.nets.model import model_for  # noqa: E402
+from paohuzi_training.nets.policy import model_from_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GEN3 = ROOT / "checkpoints" / "gen3" / "huaihua-r2.safetensors"
@@ -22,7 +22,7 @@ GEN3 = ROOT / "checkpoints" / "gen3" / "huaihua-r2.safetensors"
 
 def _tiny(tmp_path, actor: str) -> Path:
     cfg = {"actor": actor, "hidden": 24, "conv_channels": 8, "central_critic": True,
-           "critic_hidden": 16, "wait_features": True, "rules": "huaihua", "belief_coef": 0.1}
+           "critic_hidden": 16, "wait_features": True, "rules": "huaihua"}
     torch.manual_seed(3)
     model = model_for(cfg)
     with torch.no_grad():  # a trained network's last layer is not near zero
@@ -44,7 +44,6 @@ def test_widening_keeps_every_logit_and_the_critic(tmp_path, actor):
     dst = widen_policy(src, tmp_path / "wide.safetensors", 40, seed=5)
     a, b = load_checkpoint(src), load_checkpoint(dst)
     assert b["config"]["hidden"] == 40 and b["config"]["widened_from"] == {"hidden": 24, "seed": 5}
-    assert b["model"]["belief.weight"].shape[1] == 40
     wide = [v for k, v in b["model"].items() if k.startswith("actor") and k.endswith("weight")]
     assert any(40 in v.shape for v in wide)
     for k, v in a["model"].items():

@@ -223,7 +223,7 @@ def test_scan_refuses_a_misplaced_card_and_two_defaults(tmp_path):
 
 
 def test_a_journal_header_hashes_a_zoo_networks_files():
-    journal = pytest.importorskip("paohuzi_training.journal")
+    journal = pytest.importorskip("paohuzi_training.eval.journal")
     from paohuzi_env.game.rules import get_rules
 
     h = journal.header("zoo:huaihua", ["search:guide=zoo:huaihua", "expert"], 1, get_rules("huaihua"),
@@ -300,7 +300,7 @@ def test_zoo_specs_work_in_review_exploit_and_the_environments_opponents():
 
 @needs_core
 def test_the_lookahead_plays_a_zoo_agents_own_network():
-    aivat = pytest.importorskip("paohuzi_training.aivat")
+    aivat = pytest.importorskip("paohuzi_training.eval.aivat")
     from paohuzi_env.agents.network import load_network
 
     assert aivat.lookahead_network("zoo:huaihua") is load_network(zoo.network_path("huaihua")).core

@@ -7,7 +7,7 @@ was trained with one).
 Both actors are read: the two-layer ``mlp`` and the ``conv`` actor (``KindConvActor``: three
 width-3 convolutions over the observation's per-kind blocks, then the MLP head).
 ``PATH`` is a play-only ``.safetensors`` policy with its JSON sidecar (``format:
-paohuzi-policy-safetensors-v1``, written by ``python -m paohuzi_training.checkpoint export SRC
+paohuzi-policy-safetensors-v1``, written by ``python -m paohuzi_training.nets.checkpoint export SRC
 NAME.safetensors``); for ``NAME.pt`` the sibling ``NAME.safetensors`` is read.
 
 This module never imports ``paohuzi_training`` nor torch. A policy file is data: it is read with
@@ -158,7 +158,7 @@ def policy_path(path: str | Path) -> Path:
             raise ValueError(
                 f"the search reads a network from a .safetensors policy (read without torch), "
                 f"and {p} has no sibling {st.name}: write one with "
-                f"python -m paohuzi_training.checkpoint export {p} {st}")
+                f"python -m paohuzi_training.nets.checkpoint export {p} {st}")
         raise ValueError(f"sidecar {p} has no policy {st.name} beside it")
     if p.suffix != ".safetensors":
         raise ValueError(f"a network for the search is a .safetensors policy (or a .pt with one "
@@ -355,7 +355,7 @@ def _load_critic(path: Path) -> Critic:
     if missing:
         raise ValueError(f"{path} holds no critic ({', '.join(missing)} missing): a leaf value "
                          "needs a network exported with its critic (python -m "
-                         "paohuzi_training.checkpoint export without --actor-only)")
+                         "paohuzi_training.nets.checkpoint export without --actor-only)")
     if config.get("prior", "none") != "none":
         raise ValueError(f"{side}: a network trained with a prior has a critic that reads the "
                          "prior's one-hot too; the search's leaves read critics without a prior")

@@ -181,7 +181,7 @@ TRUST_HELP = ("load checkpoint:PATH files even if they need arbitrary pickled ob
 
 
 def _trust_checkpoints(args: argparse.Namespace) -> None:
-    """--trust-checkpoint: paohuzi_training.checkpoint reads PAOHUZI_TRUST_CHECKPOINT (this package does
+    """--trust-checkpoint: paohuzi_training.nets.checkpoint reads PAOHUZI_TRUST_CHECKPOINT (this package does
     not import paohuzi_training)."""
     if args.trust_checkpoint:
         os.environ["PAOHUZI_TRUST_CHECKPOINT"] = "1"

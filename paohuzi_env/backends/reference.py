@@ -9,7 +9,7 @@ floats and the same choices. The engine module itself imports none of this.
 
 :class:`ReferenceVectorGame` is the same adapter for :class:`paohuzi_env.backends.fast.VectorGame`'s
 surface (EnvPool's pattern: many hands, one call per tick, a finished hand dealt afresh at once),
-so one rollout loop (:mod:`paohuzi_training.rollout`) runs on either backend.
+so one rollout loop (:mod:`paohuzi_training.stages.rollout`) runs on either backend.
 """
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ class GameProtocol(Protocol):
 @runtime_checkable
 class VectorGameProtocol(Protocol):
     """Many hands at once (either backend): the surface the trainer's rollout loop uses
-    (:mod:`paohuzi_training.rollout`), :class:`paohuzi_env.backends.fast.VectorGame` on the
+    (:mod:`paohuzi_training.stages.rollout`), :class:`paohuzi_env.backends.fast.VectorGame` on the
     compiled core and :class:`paohuzi_env.backends.reference.ReferenceVectorGame` on the Python
     engine. A finished hand is dealt afresh inside ``step``; ``last_hand(i)`` keeps it.
 
