@@ -104,7 +104,7 @@ def test_actor_samples_carry_their_seats_final_points(self_play):
 
 def test_miniature_run_exports_a_network_that_plays(tmp_path):
     final = dmc.train(_cfg(steps=256, seed=2), tmp_path)
-    assert final == tmp_path / "final.safetensors"
+    assert final is not None and final == tmp_path / "final.safetensors"
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["global_step"] == 256 and summary["updates"] == 4
     side = json.loads(final.with_suffix(".json").read_text())
@@ -120,6 +120,7 @@ def test_miniature_run_exports_a_network_that_plays(tmp_path):
         g = Game("huaihua", seed=deal)
         while not g.done:
             seat = g.current_player
+            assert seat is not None
             a = agent.act_game(g, seat)
             assert a in g.legal_actions()
             # and it is the greedy Q policy: the legal action of the highest Q
