@@ -128,14 +128,22 @@ def test_miniature_run_exports_a_network_that_plays(tmp_path):
             with torch.no_grad():
                 q = model(torch.from_numpy(encode(view))[None])[0].numpy()
             legal = sorted(view.legal)
-            assert agent.act(view) == legal[int(np.argmax(q[legal]))]
+            best = legal[int(np.argmax(q[legal]))]
+            assert agent.act(view) == best
+            gap = np.diff(np.sort(q[legal])[-2:]) if len(legal) > 1 else np.array([1.0])
+            if gap[0] > 1e-4:  # the core's own pass (act_game) agrees but for float rounding
+                assert a == best
             checked += 1
             g.step(a)
     assert checked > 30
 
 
 def test_same_seed_same_network_on_one_thread(tmp_path):
+    torch.manual_seed(0)
+    before = torch.get_rng_state()
     a = dmc.train(_cfg(steps=192, seed=7), tmp_path / "a")
+    assert torch.equal(torch.get_rng_state(), before)  # torch's global generator is not used
+    torch.rand(5), np.random.random(5)  # a disturbed global state changes nothing
     b = dmc.train(_cfg(steps=192, seed=7), tmp_path / "b")
     c = dmc.train(_cfg(steps=192, seed=8), tmp_path / "c")
     assert a is not None and b is not None and c is not None

@@ -29,7 +29,8 @@ The method, as DouZero describes it and as it is done here:
   :class:`paohuzi_env.backends.fast.VectorGame` and steps them all at once: one ``observe`` in
   C++, one forward pass over every hand where the network acts, the rule bot answered in C++
   for the hands where it acts, one ``step``. ``num_actors`` actor processes feed one learner
-  (DouZero's layout); with ``num_actors: 0`` the learner acts itself between its steps, which
+  (DouZero's layout), and the learner acts too whenever no actor's samples are waiting, so
+  neither core idles; with ``num_actors: 0`` the learner alone acts between its steps, which
   makes a run on one thread a function of its seed.
 - **Opponents.** A share ``self_play`` of the hands seat the network in all three seats (every
   seat's decisions are samples); the rest seat one network (a random seat, its decisions the
@@ -136,8 +137,9 @@ class DMCConfig:
     """Share of hands with the network in all three seats; the rest are against ``opponent``."""
     opponent: str = "expert"
     """The rule bot (compiled) in the two other seats of the hands that are not self-play."""
-    num_actors: int = 2
-    """Actor processes; 0: the learner acts itself between its steps (deterministic)."""
+    num_actors: int = 1
+    """Actor processes besides the learner, which acts itself whenever none of their samples
+    are waiting; 0: the learner alone acts, between its steps (deterministic)."""
     hands_per_actor: int = 256
     """Hands each actor steps together (one forward pass per tick over them)."""
     chunk: int = 1024
@@ -371,10 +373,16 @@ def _fresh_stats() -> dict[str, float]:
 
 
 def _actor_main(cfg_dict: dict[str, Any], seed_key: list[int], flat: torch.Tensor, lock: Any,
-                version: Any, step: Any, out: Any, stop: Any) -> None:
+                version: Any, step: Any, out: Any, stop: Any, learner_pid: int) -> None:
     """An actor process: play with the learner's latest weights (``flat``, shared memory),
-    send samples to ``out`` until ``stop`` is set."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the learner's to handle
+    send samples to ``out`` until ``stop`` is set or the learner is gone.
+
+    Ctrl-C and SIGTERM are the learner's to handle: it sets ``stop`` and reads what the actors
+    still send while they end (an actor killed halfway through sending a batch would leave the
+    learner waiting for the rest of it).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     cfg = DMCConfig(**cfg_dict)
     torch.set_num_threads(cfg.torch_threads)
     rules = get_rules(cfg.rules)
@@ -382,22 +390,19 @@ def _actor_main(cfg_dict: dict[str, Any], seed_key: list[int], flat: torch.Tenso
     model.eval()
     actor = Actor(cfg, rules, np.random.SeedSequence(seed_key), model)
     seen = -1
-    try:
-        while not stop.is_set():
-            if version.value != seen:
-                with lock:
-                    seen = version.value
-                    local = flat.clone()
-                torch.nn.utils.vector_to_parameters(local, model.parameters())
-            item = actor.collect(cfg.chunk, epsilon_at(cfg, step.value))
-            while not stop.is_set():
-                try:
-                    out.put(item, timeout=1.0)
-                    break
-                except queue_mod.Full:
-                    continue
-    finally:
-        out.cancel_join_thread()  # exit without waiting for the learner to read what is left
+    while not stop.is_set() and os.getppid() == learner_pid:
+        if version.value != seen:
+            with lock:
+                seen = version.value
+                local = flat.clone()
+            torch.nn.utils.vector_to_parameters(local, model.parameters())
+        item = actor.collect(cfg.chunk, epsilon_at(cfg, step.value))
+        while not stop.is_set() and os.getppid() == learner_pid:
+            try:
+                out.put(item, timeout=1.0)
+                break
+            except queue_mod.Full:
+                continue
 
 
 # ---------------------------------------------------------------------------------- files
@@ -534,10 +539,12 @@ def train(cfg: DMCConfig, out: str | Path) -> Path | None:
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(cfg.torch_threads)
 
-    # --- seeding: the network's initial weights from the seed; each start of the actors gets
-    # its own streams (a resumed run deals new hands)
-    torch.manual_seed(int(np.random.SeedSequence([cfg.seed, 0]).generate_state(1)[0]))
-    model = QNetwork(obs_size(rules), cfg.hidden)
+    # --- seeding: the network's initial weights from the seed (torch's global generator is
+    # left as it was); each start of the actors gets its own streams (a resumed run deals new
+    # hands): SeedSequence([seed, 1, start, actor])
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(int(np.random.SeedSequence([cfg.seed, 0]).generate_state(1)[0]))
+        model = QNetwork(obs_size(rules), cfg.hidden)
     optimizer = torch.optim.RMSprop(model.parameters(), lr=cfg.learning_rate,
                                     alpha=cfg.rmsprop_alpha, eps=cfg.rmsprop_eps, momentum=0.0)
     run = Progress()
@@ -585,11 +592,10 @@ def train(cfg: DMCConfig, out: str | Path) -> Path | None:
     # --- the actors: processes fed with the weights through shared memory, or one in-process
     procs: list[Any] = []
     ctx: Any = None
-    local_actor: Actor | None = None
-    if cfg.num_actors == 0:
-        model.eval()
-        local_actor = Actor(cfg, rules, np.random.SeedSequence([cfg.seed, 1, start, 0]), model)
-    else:
+    model.eval()
+    local_actor = Actor(cfg, rules, np.random.SeedSequence([cfg.seed, 1, start, cfg.num_actors]),
+                        model)
+    if cfg.num_actors > 0:
         import torch.multiprocessing as tmp_mp
 
         ctx = tmp_mp.get_context("spawn")
@@ -601,21 +607,23 @@ def train(cfg: DMCConfig, out: str | Path) -> Path | None:
         for k in range(cfg.num_actors):
             p = ctx.Process(target=_actor_main, daemon=True, name=f"dmc-actor-{k}",
                             args=(dataclasses.asdict(cfg), [cfg.seed, 1, start, k], flat, lock,
-                                  version, shared_step, samples, stop_actors))
+                                  version, shared_step, samples, stop_actors, os.getpid()))
             p.start()
             procs.append(p)
 
-    def next_samples() -> dict[str, Any] | None:
-        if local_actor is not None:
-            return local_actor.collect(cfg.chunk, epsilon_at(cfg, run.global_step))
-        try:
-            return samples.get(timeout=1.0)
-        except queue_mod.Empty:
-            dead = [p for p in procs if not p.is_alive()]
-            if dead:
-                raise RuntimeError(f"DMC actor {dead[0].name} died (exit code "
-                                   f"{dead[0].exitcode}); see its error above") from None
-            return None
+    stop = _Stop()
+
+    def next_samples() -> dict[str, Any]:
+        """The actor processes' next samples when one is waiting, else the learner's own."""
+        if procs:
+            try:
+                return samples.get_nowait()
+            except queue_mod.Empty:
+                dead = [p for p in procs if not p.is_alive()]
+                if dead and not stop.flag:  # a SIGTERM to the whole process group ends them too
+                    raise RuntimeError(f"DMC actor {dead[0].name} died (exit code "
+                                       f"{dead[0].exitcode}); see its error above") from None
+        return local_actor.collect(cfg.chunk, epsilon_at(cfg, run.global_step))
 
     carry: list[dict[str, np.ndarray]] = []
     carried = 0
@@ -624,7 +632,7 @@ def train(cfg: DMCConfig, out: str | Path) -> Path | None:
     last_log = last_save = time.monotonic()
     step0 = run.global_step
     stopped = False
-    with _Stop() as stop:
+    with stop:
         try:
             while True:
                 for m in cfg.snapshot_minutes:
@@ -638,11 +646,10 @@ def train(cfg: DMCConfig, out: str | Path) -> Path | None:
                     stopped = True
                     break
                 item = next_samples()
-                if item is not None:
-                    for k, v in item.pop("stats").items():
-                        window[k] += v
-                    carry.append(item)
-                    carried += len(item["action"])
+                for k, v in item.pop("stats").items():
+                    window[k] += v
+                carry.append(item)
+                carried += len(item["action"])
                 while carried >= cfg.batch_size and not budget_spent() and not stop.flag:
                     batch, carry, carried = _take(carry, cfg.batch_size)
                     t1 = time.perf_counter()
@@ -719,8 +726,9 @@ def _take(carry: list[dict[str, np.ndarray]], n: int
     return batch, ([rest] if left else []), left
 
 
-def _drain_and_join(procs: list[Any], samples: Any, wait: float = 10.0) -> None:
-    """Let the actor processes end (reading what they still send), then stop any left."""
+def _drain_and_join(procs: list[Any], samples: Any, wait: float = 30.0) -> None:
+    """Let the actor processes end, reading what they still send (an actor's exit waits until
+    its last batch is written), then kill any left (the queue is not read after that)."""
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline and any(p.is_alive() for p in procs):
         try:
@@ -729,7 +737,7 @@ def _drain_and_join(procs: list[Any], samples: Any, wait: float = 10.0) -> None:
             pass
     for p in procs:
         if p.is_alive():
-            p.terminate()
+            p.kill()
         p.join(timeout=5.0)
 
 
