@@ -195,10 +195,14 @@ def test_sigterm_saves_and_a_rerun_continues(tmp_path):
     assert done is not None and done["global_step"] == step + 64
 
 
-def test_actor_processes_feed_the_learner(tmp_path):
-    final = dmc.train(_cfg(steps=256, seed=1, num_actors=1), tmp_path)
+@pytest.mark.parametrize("learner_acts", [False, True])
+def test_actor_processes_feed_the_learner(tmp_path, learner_acts):
+    final = dmc.train(_cfg(steps=256, seed=1, num_actors=1, learner_acts=learner_acts), tmp_path)
     assert final is not None and final.is_file()
-    assert json.loads((tmp_path / "summary.json").read_text())["global_step"] == 256
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["global_step"] == 256
+    if not learner_acts:  # every sample came from the actor process
+        assert summary["this_run"]["samples_from_actor_processes"] >= 256
 
 
 @pytest.mark.parametrize("bad,match", [

@@ -138,8 +138,11 @@ class DMCConfig:
     opponent: str = "expert"
     """The rule bot (compiled) in the two other seats of the hands that are not self-play."""
     num_actors: int = 1
-    """Actor processes besides the learner, which acts itself whenever none of their samples
-    are waiting; 0: the learner alone acts, between its steps (deterministic)."""
+    """Actor processes besides the learner; 0: the learner alone acts, between its steps
+    (then a run on one thread is a function of its seed)."""
+    learner_acts: bool = True
+    """With actor processes, the learner also acts whenever none of their samples are waiting
+    (false: it only waits for them, as DouZero's learner does)."""
     hands_per_actor: int = 256
     """Hands each actor steps together (one forward pass per tick over them)."""
     chunk: int = 1024
@@ -154,7 +157,7 @@ class DMCConfig:
     """Print a progress line and write TensorBoard scalars this often."""
 
 
-RUN_CONTROL = ("minutes", "steps", "num_actors", "chunk", "torch_threads", "save_minutes",
+RUN_CONTROL = ("minutes", "steps", "num_actors", "learner_acts", "chunk", "torch_threads", "save_minutes",
                "log_seconds", "snapshot_minutes")
 """Fields a resumed run may change; any other must be what the run started with."""
 REWARDS = ("normalized", "score")
@@ -613,22 +616,28 @@ def train(cfg: DMCConfig, out: str | Path) -> Path | None:
 
     stop = _Stop()
 
-    def next_samples() -> dict[str, Any]:
-        """The actor processes' next samples when one is waiting, else the learner's own."""
+    def next_samples() -> dict[str, Any] | None:
+        """The actor processes' next samples when one is waiting, else the learner's own (or
+        None after a second's wait, when the learner does not act)."""
         if procs:
             try:
-                return samples.get_nowait()
+                item = samples.get(timeout=None if cfg.learner_acts else 1.0,
+                                   block=not cfg.learner_acts)
+                totals["from_actors"] += len(item["action"])
+                return item
             except queue_mod.Empty:
                 dead = [p for p in procs if not p.is_alive()]
-                if dead and not stop.flag:  # a SIGTERM to the whole process group ends them too
+                if dead:
                     raise RuntimeError(f"DMC actor {dead[0].name} died (exit code "
                                        f"{dead[0].exitcode}); see its error above") from None
+                if not cfg.learner_acts:
+                    return None
         return local_actor.collect(cfg.chunk, epsilon_at(cfg, run.global_step))
 
     carry: list[dict[str, np.ndarray]] = []
     carried = 0
     window = {**_fresh_stats(), "loss": 0.0, "updates": 0, "learn_s": 0.0, "samples": 0}
-    totals = {"decisions": 0, "learn_s": 0.0}
+    totals = {"decisions": 0, "learn_s": 0.0, "from_actors": 0}
     last_log = last_save = time.monotonic()
     step0 = run.global_step
     stopped = False
@@ -646,10 +655,11 @@ def train(cfg: DMCConfig, out: str | Path) -> Path | None:
                     stopped = True
                     break
                 item = next_samples()
-                for k, v in item.pop("stats").items():
-                    window[k] += v
-                carry.append(item)
-                carried += len(item["action"])
+                if item is not None:
+                    for k, v in item.pop("stats").items():
+                        window[k] += v
+                    carry.append(item)
+                    carried += len(item["action"])
                 while carried >= cfg.batch_size and not budget_spent() and not stop.flag:
                     batch, carry, carried = _take(carry, cfg.batch_size)
                     t1 = time.perf_counter()
@@ -704,6 +714,7 @@ def train(cfg: DMCConfig, out: str | Path) -> Path | None:
                "hands": run.hands, "train_seconds": elapsed(),
                "this_run": {"seconds": wall, "samples_trained": run.global_step - step0,
                             "samples_per_s": (run.global_step - step0) / max(wall, 1e-9),
+                            "samples_from_actor_processes": totals["from_actors"],
                             "decisions_per_s": totals["decisions"] / max(wall, 1e-9),
                             "learner_busy": totals["learn_s"] / max(wall, 1e-9),
                             "update_samples_per_s": (run.global_step - step0)
