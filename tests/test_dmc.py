@@ -222,6 +222,10 @@ def test_command_line(tmp_path):
             "--snapshot-minutes", "1", "5"]
     cfg, got_out = dmc.parse_args(argv)
     assert got_out == out and cfg.snapshot_minutes == (1, 5) and cfg.hidden == 16
+    assert cfg.learner_acts is True
+    assert dmc.parse_args(argv + ["--learner-acts", "false"])[0].learner_acts is False
+    with pytest.raises(SystemExit):
+        dmc.parse_args(argv + ["--learner-acts", "maybe"])
     assert dmc.main(argv) == 0
     assert (out / "final.safetensors").is_file() and (out / "tb").is_dir()
     assert Path(out / "final.json").is_file()

@@ -789,6 +789,14 @@ def _field_docs() -> dict[str, str]:
     return docs
 
 
+def _boolean(text: str) -> bool:
+    """``true``/``false`` (also ``1``/``0``, ``yes``/``no``) for a boolean flag."""
+    value = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+    if text.lower() not in value:
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    return value[text.lower()]
+
+
 def parse_args(argv: list[str] | None = None) -> tuple[DMCConfig, Path]:
     """The config and the output folder of a command line (every config field is a flag)."""
     parser = argparse.ArgumentParser(
@@ -804,6 +812,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[DMCConfig, Path]:
         help_text = f"{docs.get(f.name, '')} (default: {default})"
         if isinstance(default, tuple):
             parser.add_argument(flag, type=int, nargs="*", default=list(default), help=help_text)
+        elif isinstance(default, bool):
+            parser.add_argument(flag, type=_boolean, default=default, metavar="{true,false}",
+                                help=help_text)
         else:
             parser.add_argument(flag, type=type(default), default=default, help=help_text)
     ns = vars(parser.parse_args(argv))
