@@ -71,6 +71,7 @@ import ast
 import dataclasses
 import hashlib
 import inspect
+import io
 import json
 import os
 import queue as queue_mod
@@ -576,9 +577,9 @@ def train(cfg: DMCConfig, out: str | Path) -> Path | None:
                    "model": model.state_dict(), "optimizer": optimizer.state_dict(),
                    **dataclasses.asdict(run), "train_seconds": elapsed()}
         payload["config"]["snapshot_minutes"] = list(cfg.snapshot_minutes)
-        tmp = out / "state.pt.tmp"
-        torch.save(payload, tmp)
-        os.replace(tmp, out / "state.pt")
+        buf = io.BytesIO()
+        torch.save(payload, buf)
+        _write_atomic(out / "state.pt", buf.getvalue())
 
     t0 = time.monotonic()
     if budget_spent() and final.is_file():
