@@ -1,7 +1,9 @@
-"""Other frameworks' trainers on the env, for comparison: RLlib's PPO (:mod:`.rllib_ppo`), and
-short, complete examples of plugging the env into TorchRL and Tianshou (:mod:`.torchrl_pg`,
-:mod:`.tianshou_pg`; see the README's "Use with your framework"), each with ``train(steps, seed)``
-and a command line from :func:`run`."""
+"""Other algorithms and frameworks' trainers on the env, for comparison, one readable file each:
+Deep Monte Carlo (DouZero's DMC, :mod:`.dmc`) over the compiled core's ``VectorGame``; RLlib's
+PPO (:mod:`.rllib_ppo`); OpenSpiel's NFSP (:mod:`.nfsp_openspiel`); and short, complete examples
+of plugging the env into TorchRL and Tianshou (:mod:`.torchrl_pg`, :mod:`.tianshou_pg`), each with
+``train(steps, seed)`` and a command line from :func:`run`."""
+
 
 from __future__ import annotations
 
