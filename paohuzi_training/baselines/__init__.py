@@ -4,7 +4,6 @@ PPO (:mod:`.rllib_ppo`); OpenSpiel's NFSP (:mod:`.nfsp_openspiel`); and short, c
 of plugging the env into TorchRL and Tianshou (:mod:`.torchrl_pg`, :mod:`.tianshou_pg`), each with
 ``train(steps, seed)`` and a command line from :func:`run`."""
 
-
 from __future__ import annotations
 
 import argparse
