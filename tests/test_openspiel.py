@@ -30,6 +30,20 @@ def _load(preset: str, **params):
     return pyspiel.load_game(osp.GAME_NAME, {"rules": preset, **params})
 
 
+def _play_until(state, rng: np.random.Generator, done, pick=None):
+    """Play ``state`` on until ``done(state)``: chance by its probabilities, players by
+    ``pick(state)`` (default: uniformly among the legal actions)."""
+    while not done(state):
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        elif pick is None:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        else:
+            state.apply_action(pick(state))
+    return state
+
+
 def _random_course(game, rng: np.random.Generator):
     """A random game: chance by its probabilities, players uniformly. Returns the final state and,
     for each player node, (player, legal actions, action names, three observations, three
@@ -188,13 +202,8 @@ def test_clone_is_independent_and_does_not_replay(monkeypatch):
 
     game = _load("huaihua")
     rng = np.random.default_rng(11)
-    state = game.new_initial_state()
-    while state.is_chance_node() or len(state.history()) < 100:
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
+    state = _play_until(game.new_initial_state(), rng,
+                        lambda s: not s.is_chance_node() and len(s.history()) >= 100)
     before = (state.history(), str(state), state.observation_tensor(0))
     monkeypatch.setattr(fast.Game, "replay", no_replay)  # the hand is copied, never rebuilt
     monkeypatch.setattr(fast.Game, "__init__", no_replay)
@@ -422,13 +431,9 @@ def test_ismcts_without_a_resampler_uses_the_state_s_own():
 
     game = _load("huaihua")
     rng = np.random.default_rng(8)
-    state = game.new_initial_state()
-    while state.is_chance_node() or len(state.legal_actions()) < 2:
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            state.apply_action(state.legal_actions()[0])
+    state = _play_until(game.new_initial_state(), rng,
+                        lambda s: not s.is_chance_node() and len(s.legal_actions()) >= 2,
+                        pick=lambda s: s.legal_actions()[0])
     p = state.current_player()
     other = state.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0.0, 1.0))
     assert other.information_state_string(p) == state.information_state_string(p)

@@ -24,7 +24,6 @@ the tensors and of the sidecar), so an agent made per decision does not read it 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import threading
 from collections import OrderedDict
@@ -44,6 +43,7 @@ from ..encode.state import state_extra_size
 from ..game.actions import NUM_ACTIONS
 from ..game.engine import PlayerView
 from ..game.rules import Rules, as_rules, rules_of_file
+from .records import read_json_record
 
 SIDECAR_FORMAT = "paohuzi-policy-safetensors-v1"
 """The ``format`` of a policy's JSON sidecar (``paohuzi_training/checkpoint.py``)."""
@@ -180,13 +180,8 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     """The JSON sidecar of the ``.safetensors`` policy ``path``, checked to be one (a
     ``ValueError`` naming the file otherwise); the trainer's loader reads it with this too."""
     side = _sidecar(path)
-    try:
-        meta = json.loads(side.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"sidecar {side} is not readable JSON: {e}") from None
-    if not isinstance(meta, dict) or meta.get("format") != SIDECAR_FORMAT:
-        raise ValueError(f"{side} is not a paohuzi policy sidecar (format {SIDECAR_FORMAT})")
-    return meta
+    return read_json_record(side, "sidecar", "a paohuzi policy sidecar", SIDECAR_FORMAT)
+
 
 
 def _sidecar_rules(meta: dict[str, Any], where: Path) -> Rules:

@@ -6,12 +6,12 @@ importing the agents that :mod:`.zoo` builds (no import cycle). Reading a card p
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..game.rules import Rules, as_rules
+from .records import read_json_record
 
 ZOO_DIR = Path(__file__).resolve().parent.parent / "zoo"
 """Where the entries live: ``ZOO_DIR/PRESET/ENTRY/{network.safetensors,network.json,card.json}``."""
@@ -45,13 +45,7 @@ class Entry:
 
 
 def _read_card(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"zoo card {path} is not readable JSON: {e}") from None
-    if not isinstance(data, dict) or data.get("format") != CARD_FORMAT:
-        raise ValueError(f"{path} is not a zoo card (format {CARD_FORMAT})")
-    return data
+    return read_json_record(path, "zoo card", "a zoo card", CARD_FORMAT)
 
 
 def _scan(root: Path) -> tuple[Entry, ...]:
