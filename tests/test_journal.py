@@ -171,8 +171,11 @@ def test_an_interrupted_run_keeps_its_deals_and_resumes(tmp_path, sig):
     path = tmp_path / "j.jsonl"
     base = [sys.executable, "-m", "paohuzi_training.eval.evaluate", "expert", "--vs", "greedy",
             "--seed", "5", "--workers", "1", "--no-progress", "--journal", str(path)]
+    # SIG_DFL first: a pytest-xdist worker ignores SIGINT, a child inherits that, and Python then
+    # never turns SIGINT into KeyboardInterrupt (the interrupted run would play on)
     proc = subprocess.Popen(base + ["--deals", "1000000", "--backend", "python"],
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         if path.exists() and len(path.read_text(encoding="utf-8").splitlines()) > 1:
