@@ -16,7 +16,7 @@ pytest.importorskip("ray.rllib")
 pytest.importorskip("torch")
 
 import ray  # noqa: E402
-from paohuzi_training.rllib_ppo import ppo_config  # noqa: E402
+from paohuzi_training.baselines.rllib_ppo import ppo_config  # noqa: E402
 
 from paohuzi_env import fast  # noqa: E402
 from paohuzi_env.agents import make_agent  # noqa: E402

@@ -10,10 +10,10 @@
   ``action_space.sample()`` draws a *legal* action of the position (as a masked sample would),
   so RLlib's environment pre-check, which steps one sampled action, plays a legal move.
 * :func:`load_rllib_agent` (``make_agent("rllib:PATH")``, so ``paohuzi-eval rllib:PATH``): the
-  greedy (argmax of masked logits) policy of a checkpoint saved by ``paohuzi_training/rllib_ppo.py``.
+  greedy (argmax of masked logits) policy of a checkpoint saved by ``paohuzi_training/baselines/rllib_ppo.py``.
 
 The trainer's side (the PPO config: one shared action-masking module for the three seats) is
-:mod:`paohuzi_training.rllib_ppo`; this module is the runtime's only.
+:mod:`paohuzi_training.baselines.rllib_ppo`; this module is the runtime's only.
 
 Versions: ``ray[rllib]`` 2.60 pins ``gymnasium==1.2.2``; this package accepts any gymnasium
 ``>=1.0,<2`` (PettingZoo itself needs 1.0), so installing the extra moves gymnasium to 1.2.2 and
@@ -59,7 +59,7 @@ AGENTS = ("player_0", "player_1", "player_2")
 MODULE_ID = "shared"
 """The one RLModule all three seats share (self-play)."""
 META_FILE = "paohuzi.json"
-"""Written beside an RLlib checkpoint by paohuzi_training/rllib_ppo.py: the rules it was trained under."""
+"""Written beside an RLlib checkpoint by paohuzi_training/baselines/rllib_ppo.py: the rules it was trained under."""
 
 
 class LegalDiscrete(gym.spaces.Discrete):
@@ -222,7 +222,7 @@ class RLlibAgent(Agent):
 
 def load_rllib_agent(path: str, seed: Any = None, rules: str | Rules = "huaihua") -> RLlibAgent:
     """``make_agent("rllib:PATH", seed, rules)``: the agent of an RLlib checkpoint made by
-    ``paohuzi_training/rllib_ppo.py`` (the algorithm's folder, or its shared module's).
+    ``paohuzi_training/baselines/rllib_ppo.py`` (the algorithm's folder, or its shared module's).
 
     Raises:
         ValueError: if the path holds no checkpoint, or one trained under other rules.
