@@ -16,7 +16,6 @@ pytest.importorskip("ray.rllib")
 pytest.importorskip("torch")
 
 import ray  # noqa: E402
-from paohuzi_training.baselines.rllib_ppo import ppo_config  # noqa: E402
 
 from paohuzi_env import fast  # noqa: E402
 from paohuzi_env.agents import make_agent  # noqa: E402
@@ -25,6 +24,7 @@ from paohuzi_env.encode.rewards import reward_of  # noqa: E402
 from paohuzi_env.envs.rllib import AGENTS, LegalDiscrete, PaohuziMultiAgentEnv  # noqa: E402
 from paohuzi_env.game.actions import NUM_ACTIONS  # noqa: E402
 from paohuzi_env.game.engine import Game, IllegalActionError  # noqa: E402
+from paohuzi_training.baselines.rllib_ppo import ppo_config  # noqa: E402
 
 
 def _play(env, seed, pick):
