@@ -10,7 +10,8 @@
   ``action_space.sample()`` draws a *legal* action of the position (as a masked sample would),
   so RLlib's environment pre-check, which steps one sampled action, plays a legal move.
 * :func:`load_rllib_agent` (``make_agent("rllib:PATH")``, so ``paohuzi-eval rllib:PATH``): the
-  greedy (argmax of masked logits) policy of a checkpoint saved by ``paohuzi_training/baselines/rllib_ppo.py``.
+  greedy (argmax of masked logits) policy of a checkpoint saved by
+  ``paohuzi_training/baselines/rllib_ppo.py``.
 
 The trainer's side (the PPO config: one shared action-masking module for the three seats) is
 :mod:`paohuzi_training.baselines.rllib_ppo`; this module is the runtime's only.
@@ -59,7 +60,8 @@ AGENTS = ("player_0", "player_1", "player_2")
 MODULE_ID = "shared"
 """The one RLModule all three seats share (self-play)."""
 META_FILE = "paohuzi.json"
-"""Written beside an RLlib checkpoint by paohuzi_training/baselines/rllib_ppo.py: the rules it was trained under."""
+"""Written beside an RLlib checkpoint by paohuzi_training/baselines/rllib_ppo.py: the rules it was
+trained under."""
 
 
 class LegalDiscrete(gym.spaces.Discrete):
