@@ -64,7 +64,7 @@ STAGES = ("labels", "clone", "distill", "ppo", "evaluate", "export")
 """The stages of a recipe, in the order they run."""
 RECORD = "stage.json"
 """Each stage's record, in its folder."""
-TOP_KEYS = {"name", "rules", "seed", "start", "network", "smoke", *STAGES}
+TOP_KEYS = {"name", "rules", "seed", "start", "stages", "network", "smoke", *STAGES}
 LABEL_KEYS = {"hands", "search", "seats", "others", "shard_hands", "workers"}
 EVAL_KEYS = {"opponents", "deals", "seed", "workers"}
 EXPORT_KEYS: set[str] = set()
@@ -215,6 +215,10 @@ class Recipe:
     start: str = ""
     """The network a round of expert iteration starts from (an absolute path), or "" (the clone
     stage makes the first network)."""
+    order: tuple[str, ...] = STAGES
+    """The recipe's stages (its ``stages`` key; default all, in :data:`STAGES` order). Without
+    ``labels`` and ``distill`` (a transfer: ``stages: [ppo, evaluate, export]``) PPO starts from
+    the recipe's ``start``."""
 
 
 def _check_keys(where: str, got: dict, allowed: set[str]) -> None:
@@ -260,17 +264,32 @@ def load_recipe(path: str | os.PathLike[str], smoke: bool = False,
         else:
             stages[stage] = got
     start = data.get("start") or ""
+    if isinstance(start, str) and start.startswith("zoo:"):
+        from paohuzi_env.agents import zoo
+
+        try:
+            start = str(zoo.network_path(start[len("zoo:"):]))
+        except ValueError as e:
+            raise ValueError(f"recipe {path}: start {data['start']!r}: {e}") from None
     if start:
         if not isinstance(start, str) or not Path(start).is_file():
             raise ValueError(f"recipe {path}: start must name a network checkpoint file (a "
-                             f"committed .pt or .safetensors, relative to where the command runs), got "
-                             f"{start!r}")
+                             f"committed .pt or .safetensors, relative to where the command runs, "
+                             f"or zoo:NAME), got {start!r}")
         start = str(Path(start).resolve())
     search = stages["labels"].get("search")
     if isinstance(search, str) and ":" in search:
         stages["labels"]["search"] = _resolve_guide(search, start, str(p))
+    order = data.get("stages", list(STAGES))
+    if not isinstance(order, list) or not order or any(o not in STAGES for o in order):
+        raise ValueError(f"recipe {path}: stages must be a list of stages from {', '.join(STAGES)}, "
+                         f"got {order!r}")
+    order = tuple(s for s in STAGES if s in order)
+    if "ppo" in order and "distill" not in order and not start:
+        raise ValueError(f"recipe {path}: without the distill stage, PPO starts from the recipe's "
+                         "start: name it (start: PATH or zoo:NAME)")
     recipe = Recipe(str(data["name"]), str(data["rules"]), int(base_seed), network, stages,
-                    str(p), start)
+                    str(p), start, order)
     _check_recipe(recipe)
     return recipe
 
@@ -370,8 +389,10 @@ def trainer_config(r: Recipe, stage: str) -> Any:
 
 def _start(r: Recipe, stage: str) -> str:
     """The network a network stage starts from: the distillation from the recipe's ``start`` or
-    the clone, PPO from the distilled network."""
-    return (r.start or CLONE_OUT) if stage == "distill" else _ckpt("distill", r.seed)
+    the clone, PPO from the distilled network (from ``start`` in a recipe without distill)."""
+    if stage == "distill" or "distill" not in r.order:
+        return r.start or CLONE_OUT
+    return _ckpt("distill", r.seed)
 
 
 # ---------------------------------------------------------------------- records
@@ -412,7 +433,10 @@ def _outputs(r: Recipe) -> dict[str, str]:
 
 def _inputs(r: Recipe, stage: str) -> dict[str, str]:
     out = {}
-    for name in STAGE_INPUTS[stage]:
+    names = STAGE_INPUTS[stage]
+    if stage == "ppo" and "distill" not in r.order:
+        names = [_start(r, stage)]
+    for name in names:
         path = _outputs(r).get(name, name)
         if not Path(path).exists():
             raise ValueError(f"stage {stage} needs {path}, which the stage before it makes; "
@@ -672,10 +696,10 @@ def run_recipe(r: Recipe, out: str | os.PathLike[str], stages: list[str] | None 
         ValueError: a stage's settings or inputs changed since it ran, or its input is missing.
         StageStopped: a stage stopped (Ctrl-C, SIGTERM) before it was complete.
     """
-    todo = list(STAGES) if stages is None else stages
-    bad = [s for s in todo if s not in STAGES]
+    todo = list(r.order) if stages is None else stages
+    bad = [s for s in todo if s not in r.order]
     if bad:
-        raise ValueError(f"unknown stage(s) {bad}; the stages are {', '.join(STAGES)}")
+        raise ValueError(f"unknown stage(s) {bad}; this recipe's stages are {', '.join(r.order)}")
     steps = [Step(stage, functools.partial(RUNNERS[stage], r), functools.partial(_settings, r, stage),
                   functools.partial(_inputs, r, stage), _outputs(r)[stage],
                   functools.partial(_saved_settings, r, stage))

@@ -12,8 +12,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from paohuzi_env.encode.observation import obs_version
+from paohuzi_env.game.rules import as_rules
+
 from ..config import PPOConfig, to_dict
-from ..nets.checkpoint import load_checkpoint
+from ..nets.checkpoint import checkpoint_rules, load_checkpoint
 from ..nets.model import widen_for_waits
 
 
@@ -103,8 +106,24 @@ def frozen(model, state: dict):
 def load_start(model, path: str, rules, log, trust: bool | None) -> None:
     """Start ``model`` from the network in ``path`` (a checkpoint or an exported policy): its
     actor, and its critic when the shapes match (a distilled plain critic under a central critic
-    is left fresh); a network without wait features is widened with zero weights."""
-    data = load_checkpoint(path, rules=rules, trust=trust)
+    is left fresh); a network without wait features is widened with zero weights.
+
+    A network trained under another preset whose observation is the same (every preset but
+    ``yongzhou`` reads ``paohuzi-obs-v1``) starts the run as a transfer, said in the log: the
+    rules it goes on under are the run's. Resuming a run never changes its rules
+    (:func:`load_checkpoint` with the run's rules there)."""
+    try:
+        data = load_checkpoint(path, rules=rules, trust=trust)
+    except ValueError:
+        data = load_checkpoint(path, trust=trust)  # its own rules: readable at all?
+        own, target = checkpoint_rules(data), as_rules(rules)
+        if obs_version(own) != obs_version(target):
+            raise ValueError(
+                f"start {path} was trained under rules {own.name!r} ({obs_version(own)}), but "
+                f"rules {target.name!r} produce {obs_version(target)}: a network can start only "
+                "a run whose rules produce the observation it reads") from None
+        log(f"start {path}: trained under rules {own.name!r}; a transfer to {target.name!r} "
+            f"(the same observation, {obs_version(target)})")
     src = data["model"]
     own = model.state_dict()
     src_waits = bool((data.get("config") or {}).get("wait_features", False))
