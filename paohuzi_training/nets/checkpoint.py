@@ -329,7 +329,8 @@ POLICY_KEYS = ("model", "config", "rules", "global_step", "iteration", "train_se
 
 
 def export_policy(src: str | Path, dst: str | Path, prior_weight: float | None = None,
-                  *, trust: bool | None = None, actor_only: bool = False) -> Path:
+                  *, trust: bool | None = None, actor_only: bool = False,
+                  half: bool = False) -> Path:
     """A small, play-only copy of a checkpoint: the network, its config, rules and history
     (no optimizer, snapshots or generator states; it cannot be resumed). A ``dst`` ending in
     ``.safetensors`` writes the network there and the rest to its JSON sidecar
@@ -341,14 +342,20 @@ def export_policy(src: str | Path, dst: str | Path, prior_weight: float | None =
     :func:`load_checkpoint` (for ``src``). ``actor_only`` keeps only the actor's tensors (a
     ``.safetensors`` ``dst`` only): what ``network:PATH`` and the search's ``guide`` read
     (paohuzi_env/agents/network.py), at about two thirds of the size; torch's
-    ``checkpoint:PATH`` agent needs the critic too."""
+    ``checkpoint:PATH`` agent needs the critic too. ``half`` (with ``actor_only``) stores the
+    tensors as float16, half the size, the zoo's storage: the readers widen them to float32, so
+    the network plays as that float32 copy; play may differ from ``src``'s where two logits are
+    within float16 rounding, so a half copy's figures are measured on the half copy."""
+    if half and not actor_only:
+        raise ValueError("--half writes an actor-only policy: give --actor-only too")
     data = load_checkpoint(src, trust=trust)
     payload = {k: data[k] for k in POLICY_KEYS if k in data}
     payload["policy_only"] = True
     if actor_only:
         if Path(dst).suffix != ".safetensors":
             raise ValueError(f"--actor-only writes a .safetensors policy, got {dst}")
-        payload["model"] = {k: v for k, v in payload["model"].items() if k.startswith("actor.")}
+        payload["model"] = {k: v.half() if half else v for k, v in payload["model"].items()
+                            if k.startswith("actor.")}
     if prior_weight is not None:
         if payload["config"].get("prior", "none") == "none":
             raise ValueError(f"{src} was trained without a prior; --prior-weight does not apply")
@@ -464,6 +471,9 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--actor-only", action="store_true",
                    help="keep only the actor's tensors (DST .safetensors): what network:PATH and "
                         "the search's guide read; not loadable as checkpoint:PATH")
+    e.add_argument("--half", action="store_true",
+                   help="with --actor-only: the tensors as float16 (half the size; the zoo's "
+                        "storage), read back as float32")
     s = sub.add_parser("slim", help="write a resumable copy without the snapshot pool")
     s.add_argument("src")
     s.add_argument("dst")
@@ -491,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
             out = convert_checkpoint(a.src, a.dst, trust=trust)
         else:
             out = export_policy(a.src, a.dst, a.prior_weight, trust=trust,
-                                actor_only=a.actor_only)
+                                actor_only=a.actor_only, half=a.half)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
