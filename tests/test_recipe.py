@@ -16,6 +16,7 @@ import yaml
 
 torch = pytest.importorskip("torch")
 
+from paohuzi_env.agents import zoo  # noqa: E402
 from paohuzi_training.nets.checkpoint import load_checkpoint  # noqa: E402
 from paohuzi_training.recipe import STAGES, load_recipe, main  # noqa: E402
 
@@ -219,6 +220,67 @@ def test_bad_starts(tmp_path, capsys):
     assert "the .safetensors beside start" in fails({**good, "start": str(lone)})
 
 
+TRANSFERS = ("huaihua-468", "classic", "zipai", "hongshanzhang")
+
+
+def test_a_transfer_recipe_starts_ppo_from_a_zoo_network_under_its_own_rules(tmp_path, capsys):
+    """Issue 62: ``start: zoo:huaihua`` and ``stages: [ppo, evaluate, export]``: PPO starts from
+    the huaihua network under classic (the same observation), the zoo file among its inputs;
+    the export plays classic. Run again, every stage is skipped."""
+    out = tmp_path / "run"
+    args = [str(ROOT / "configs/recipes/classic.yaml"), "--smoke", "--out", str(out)]
+    assert main(args) == 0
+    log = capsys.readouterr().out
+    start = zoo.network_path("huaihua")
+    assert f"start {start}: trained under rules 'huaihua'; a transfer to 'classic'" in log
+    rec = _records(out)
+    assert sorted(rec) == ["evaluate", "export", "ppo"]
+    assert rec["ppo"]["settings"]["start"] == str(start)
+    assert list(rec["ppo"]["inputs"]) == [str(start)]
+    exported = load_checkpoint(out / "export" / "classic.safetensors")
+    assert exported["rules"]["name"] == "classic"
+    assert main(args) == 0
+    assert capsys.readouterr().out.count("), skipped") == 3
+    assert main([*args, "--stages", "labels"]) == 2
+    assert "this recipe's stages are ppo, evaluate, export" in capsys.readouterr().err
+
+
+def test_transfer_recipes_differ_only_in_their_rules_seed_and_length():
+    """The four transfer recipes: the same network, start and PPO but for the length (classic,
+    the one whose start was weakest, trains longest); each its own rules and test seed."""
+    rs = [load_recipe(ROOT / f"configs/recipes/{p}.yaml") for p in TRANSFERS]
+    assert [r.rules for r in rs] == list(TRANSFERS)
+    assert len({r.stages["evaluate"]["seed"] for r in rs}) == 4
+    assert all(r.order == ("ppo", "evaluate", "export") for r in rs)
+    assert all(r.start == str(zoo.network_path("huaihua")) for r in rs)
+    steps = ("total_steps", "kl_decay_steps")
+    same = [{k: v for k, v in r.stages["ppo"].items() if k not in steps} for r in rs]
+    assert all(s == same[0] for s in same) and all(r.network == rs[0].network for r in rs)
+    for r in rs:  # the KL penalty toward the start lifts half-way (issue 61)
+        assert r.stages["ppo"]["kl_decay_steps"] * 2 == r.stages["ppo"]["total_steps"]
+
+
+def test_bad_transfers(tmp_path, capsys):
+    def fails(recipe: dict) -> str:
+        path = tmp_path / "r.yaml"
+        path.write_text(yaml.safe_dump(recipe))
+        assert main([str(path), "--out", str(tmp_path / "o")]) == 2
+        return capsys.readouterr().err
+
+    good = yaml.safe_load((ROOT / "configs/recipes/classic.yaml").read_text())
+    assert "unknown zoo name 'nope'" in fails({**good, "start": "zoo:nope"})
+    assert "PPO starts from the recipe's start" in fails({k: v for k, v in good.items()
+                                                          if k != "start"})
+    assert "stages must be a list of stages" in fails({**good, "stages": ["ppo", "play"]})
+    assert "stages must be a list of stages" in fails({**good, "stages": "ppo"})
+    # a yongzhou network (observation v2) cannot start a huaihua run (v1)
+    wrong = {**good, "rules": "huaihua", "start": "zoo:yongzhou"}
+    path = tmp_path / "w.yaml"
+    path.write_text(yaml.safe_dump(wrong))
+    assert main([str(path), "--smoke", "--out", str(tmp_path / "w")]) == 2
+    assert "but rules 'huaihua' produce paohuzi-obs-v1" in capsys.readouterr().err
+
+
 def test_yongzhou_smoke(tmp_path):
     """The yongzhou recipe in miniature: two 王, observation v2, every stage."""
     out = tmp_path / "run"
@@ -258,7 +320,9 @@ def test_every_config_starts_from_committed_files():
     for path in sorted((ROOT / "configs").rglob("*.yaml")):
         if path.parent.name == "recipes":  # a round of expert iteration starts from a network
             start = (yaml.safe_load(path.read_text()) or {}).get("start")
-            if start:
+            if start and start.startswith("zoo:"):  # a transfer: the zoo entry's committed file
+                named.append((path.name, str(zoo.network_path(start[4:]).relative_to(ROOT))))
+            elif start:
                 named += [(path.name, start), (path.name, str(Path(start).with_suffix(
                     ".safetensors")))]
         if path.parent.name in ("recipes", "rules"):

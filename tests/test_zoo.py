@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import safetensors.numpy
 
 from paohuzi_env import fast
 from paohuzi_env.agents import make_agent, zoo, zoo_index
@@ -65,7 +66,8 @@ def test_every_card_describes_its_network(name):
     side = json.loads((e.folder / "network.json").read_text())
     tensors = read_safetensors(e.weights)
     assert c["parameters"] == sum(int(v.size) for v in tensors.values())
-    assert {str(v.dtype) for v in tensors.values()} == {c["weights"]["dtype"]}
+    stored = safetensors.numpy.load(e.weights.read_bytes())  # as stored: float32 or float16
+    assert {str(v.dtype) for v in stored.values()} == {c["weights"]["dtype"]}
     assert c["preset"] == side["rules"]["name"] == e.preset and side["rules"]["overrides"] == {}
     assert c["observation_version"] == side["obs_version"]
     net, a = side["network"], c["architecture"]
@@ -83,6 +85,8 @@ def test_every_card_describes_its_network(name):
 @pytest.mark.parametrize("name", ENTRIES)
 def test_a_cards_actor_is_its_full_exports_actor(name):
     c = _card(name)
+    if "full_export" not in c["made_by"]:
+        pytest.skip(f"{name}'s card names no full export (a recipe run's export, not committed)")
     full = ROOT / c["made_by"]["full_export"]
     if not full.is_file():
         pytest.skip(f"{full} is not in this tree (an sdist)")
