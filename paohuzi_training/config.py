@@ -290,7 +290,7 @@ class PPOConfig(Shared):
     opponent_agents: dict = field(default_factory=dict)
     """Shares of hands against two fixed copies of any agent spec (``checkpoint:PATH``,
     ``network:PATH``, ``search:...``, a bot): what ``paohuzi-exploit`` trains a best response
-    against, and a league option (say the exploiters of ``checkpoints/exploiters/``). A
+    against, and a league option (say the exploiters ``paohuzi-exploit`` exports). A
     ``checkpoint:`` network plays batched in torch; other agents decide hand by hand."""
     snapshot_every: int = 20
     """Iterations between snapshots added to the opponent pool."""

@@ -191,7 +191,7 @@ import sys
 sys.modules["torch"] = None  # as if torch were not installed
 from paohuzi_env.agents import make_agent
 try:
-    make_agent("checkpoint:checkpoints/shipped/policy.pt", seed=0)
+    make_agent("checkpoint:checkpoints/shipped/policy.safetensors", seed=0)
 except ValueError as e:
     print(e)
 """

@@ -176,7 +176,7 @@ def test_backends_and_paths_give_the_same_corrections():
     a = evaluate.evaluate("expert", "greedy", backend="fast", **kw)
     b = evaluate.evaluate("expert", "greedy", backend="python", **kw)
     assert [r.control for r in a["rows"]] == pytest.approx([r.control for r in b["rows"]], abs=1e-9)
-    spec = "checkpoint:checkpoints/shipped/distilled.pt"
+    spec = "checkpoint:checkpoints/shipped/distilled.safetensors"
     c = evaluate.evaluate(spec, "expert", batched=True, **kw)
     d = evaluate.evaluate(spec, "expert", batched=False, **kw)
     assert [r.control for r in c["rows"]] == pytest.approx([r.control for r in d["rows"]], abs=1e-9)

@@ -116,7 +116,7 @@ def test_lookahead_evaluation_agrees_across_engines_and_paths():
     # the plain figures are those of a plain evaluation
     plain = evaluate.evaluate("expert", "greedy", deals=3, seed=8, workers=1, progress=False)
     assert a["mean_points"] == plain["mean_points"]
-    spec = "checkpoint:checkpoints/shipped/distilled.pt"
+    spec = "checkpoint:checkpoints/shipped/distilled.safetensors"
     c = evaluate.evaluate(spec, "expert", batched=True, **kw)
     d = evaluate.evaluate(spec, "expert", batched=False, **kw)
     assert [r.control for r in c["rows"]] == pytest.approx([r.control for r in d["rows"]], abs=1e-9)
@@ -253,7 +253,7 @@ def test_a_network_seat_is_played_by_its_own_network_in_the_lookahead():
     pol = np.full((len(games), 3), core.LOOKAHEAD_EXPERT, np.int32)
     net = aivat.lookahead_network(spec)
     assert net is not None
-    assert aivat.lookahead_network("checkpoint:checkpoints/shipped/distilled.pt") is not None
+    assert aivat.lookahead_network("checkpoint:checkpoints/shipped/distilled.safetensors") is not None
     for other in ("expert", "greedy", "search", "random", "checkpoint:nowhere/x.pt"):
         assert aivat.lookahead_network(other) is None
     nets = [[net, None, None]] * len(games)

@@ -18,8 +18,8 @@ torch = pytest.importorskip("torch")
 from paohuzi_training.eval import batched_eval  # noqa: E402
 from paohuzi_training.eval.evaluate import evaluate, main, play_deal  # noqa: E402
 
-PURE = "checkpoint:checkpoints/shipped/pure-network.pt"
-RESIDUAL = "checkpoint:checkpoints/shipped/policy.pt"  # asks the expert at every decision
+PURE = "checkpoint:checkpoints/shipped/pure-network.safetensors"
+RESIDUAL = "checkpoint:checkpoints/shipped/policy.safetensors"  # asks the expert at every decision
 
 
 def _per_decision(candidate, opponents, deals, seed, rules="huaihua"):
@@ -64,7 +64,7 @@ def test_batched_search_rows_equal_the_per_decision_rows(candidate, opponents):
 
 
 def test_yongzhou_residual_network():
-    spec = "checkpoint:checkpoints/shipped/yongzhou-residual.pt"
+    spec = "checkpoint:checkpoints/shipped/yongzhou-residual.safetensors"
     got = batched_eval.play_deals(spec, ["expert", "expert"], [0, 1, 2], 4, "yongzhou")
     assert got == _per_decision(spec, ["expert", "expert"], [0, 1, 2], 4, "yongzhou")
 
@@ -138,7 +138,7 @@ def test_only_network_and_search_specs_take_the_batched_path():
 
 def test_a_checkpoint_spec_names_the_file_it_loads_now(tmp_path, monkeypatch):
     """The per-process network cache is keyed by the file, not the spec's text: the same
-    relative ``checkpoint:p.pt`` in another folder, or the file written again, is another
+    relative ``checkpoint:p.safetensors`` in another folder, or the file written again, is another
     network (a stale cache once played an earlier test's network in a later one)."""
     import shutil
 
@@ -147,10 +147,11 @@ def test_a_checkpoint_spec_names_the_file_it_loads_now(tmp_path, monkeypatch):
 
     rules = get_rules("huaihua")
     shipped = Path(__file__).resolve().parent.parent / "checkpoints" / "shipped"
-    for name, prior in (("pure-network.pt", None), ("policy.pt", "expert")):
+    for name, prior in (("pure-network", None), ("policy", "expert")):
         folder = tmp_path / name
         folder.mkdir()
-        shutil.copy(shipped / name, folder / "p.pt")
+        for suffix in (".safetensors", ".json"):  # the tensors and their sidecar
+            shutil.copy(shipped / f"{name}{suffix}", folder / f"p{suffix}")
         monkeypatch.chdir(folder)
-        net = batched_eval._net_for("checkpoint:p.pt", rules)
+        net = batched_eval._net_for("checkpoint:p.safetensors", rules)
         assert net is not None and net.prior == prior

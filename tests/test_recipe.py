@@ -17,7 +17,7 @@ import yaml
 torch = pytest.importorskip("torch")
 
 from paohuzi_env.agents import zoo  # noqa: E402
-from paohuzi_training.nets.checkpoint import load_checkpoint  # noqa: E402
+from paohuzi_training.nets.checkpoint import export_policy, load_checkpoint  # noqa: E402
 from paohuzi_training.recipe import STAGES, load_recipe, main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -190,7 +190,7 @@ def test_a_round_of_expert_iteration_starts_from_its_network(tmp_path, capsys):
     out = tmp_path / "run"
     args = [str(gen3), "--smoke", "--out", str(out), "--stages", "labels,clone,distill"]
     assert main(args) == 0
-    start = ROOT / "checkpoints" / "shipped" / "distilled.pt"
+    start = ROOT / "checkpoints" / "shipped" / "distilled.safetensors"
     rec = _records(out)
     assert rec["clone"]["settings"] == {"start": str(start)}
     assert not (out / "clone" / "model.pt").exists()
@@ -198,7 +198,7 @@ def test_a_round_of_expert_iteration_starts_from_its_network(tmp_path, capsys):
     assert rec["distill"]["settings"]["distill_departure_weight"] == 4.0
     assert str(start) in rec["distill"]["inputs"]
     search = json.loads((out / "labels" / "labels.json").read_text())["config"]["search"]
-    assert f"guide=checkpoint:{start.with_suffix('.safetensors')}" in search
+    assert f"guide=checkpoint:{start}" in search
     assert "depart from the starting network's move (weight 4)" in capsys.readouterr().out
     assert main(args) == 0
     assert capsys.readouterr().out.count("), skipped") == 3
@@ -215,8 +215,8 @@ def test_bad_starts(tmp_path, capsys):
     assert "start must name a network checkpoint file" in fails({**good, "start": "nope.pt"})
     no_start = {**{k: v for k, v in good.items() if k != "start"}, "clone": {"bc_steps": 100}}
     assert "guide=start needs the recipe's 'start'" in fails(no_start)
-    lone = tmp_path / "lone.pt"
-    shutil.copy(ROOT / "checkpoints" / "shipped" / "distilled.pt", lone)
+    lone = export_policy(ROOT / "checkpoints" / "shipped" / "distilled.safetensors",
+                         tmp_path / "lone.pt")  # a .pt with no .safetensors beside it
     assert "the .safetensors beside start" in fails({**good, "start": str(lone)})
 
 

@@ -170,7 +170,7 @@ def test_checkpoint_probabilities_beside_the_values():
     pytest.importorskip("torch")
     from pathlib import Path
 
-    ck = Path(__file__).resolve().parents[1] / "checkpoints" / "shipped" / "policy.pt"
+    ck = Path(__file__).resolve().parents[1] / "checkpoints" / "shipped" / "policy.safetensors"
     if not ck.exists():
         pytest.skip("checkpoints/ is not in this tree (an sdist)")
     rev = review(_expert_record(11), 0, analyser=SMALL, agent=f"checkpoint:{ck}")

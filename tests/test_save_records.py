@@ -11,7 +11,7 @@ from paohuzi_env.apps.replay_html import replay_html
 from paohuzi_env.game.engine import Game
 from paohuzi_training.eval.evaluate import evaluate, main, record_game, save_records
 
-SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "shipped" / "policy.pt"
+SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "shipped" / "policy.safetensors"
 
 
 def test_worst_games_are_saved_and_replay_to_their_scores(tmp_path):

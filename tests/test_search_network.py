@@ -308,7 +308,7 @@ def test_shipped_network_is_training_policys_argmax():
 
     torch.set_num_threads(1)
     for name, every, want in (("pure-network", 1, 300), ("policy", 3, 150)):
-        agent = load_checkpoint_agent(str(SHIPPED / f"{name}.pt"), seed=0, rules="huaihua")
+        agent = load_checkpoint_agent(str(SHIPPED / f"{name}.safetensors"), seed=0, rules="huaihua")
         net = load_network(SHIPPED / f"{name}.safetensors", "huaihua")
         assert net.prior == agent.model.prior and net.prior_weight == agent.model.prior_weight
         checked = 0
@@ -576,7 +576,7 @@ def test_network_agent_scores_what_the_torch_agent_scores():
 
     core = evaluate(f"network:{SHIPPED / 'pure-network.safetensors'}", "expert", deals=12,
                     seed=5, workers=1)
-    torch_ = evaluate(f"checkpoint:{SHIPPED / 'pure-network.pt'}", "expert", deals=12, seed=5,
+    torch_ = evaluate(f"checkpoint:{SHIPPED / 'pure-network.safetensors'}", "expert", deals=12, seed=5,
                       workers=1)
     assert core["games"] == torch_["games"] == 36
     for key in ("mean_points", "win_rate", "hu_rate", "draw_rate"):

@@ -10,7 +10,7 @@ import pytest
 from paohuzi_env.agents import ExpertAgent, GreedyAgent, RandomAgent
 from paohuzi_env.envs.wrappers import RandomPolicy, SingleAgentEnv
 
-SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "shipped" / "policy.pt"
+SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "shipped" / "policy.safetensors"
 
 
 def _play(env: SingleAgentEnv, hands: int, seed: int) -> list:

@@ -117,7 +117,7 @@ def test_rollout_advantages_against_a_fixed_network_play_it_out():
     net = ROOT / "checkpoints" / "shipped" / "policy.safetensors"
     cfg = _cfg(prior="expert", prior_weight=1.0, advantage="rollout", reward="score",
                opponent_self=0.0, opponent_snapshots=0.0, opponent_bots={},
-               opponent_agents={f"checkpoint:{net.with_suffix('.pt')}": 1.0})
+               opponent_agents={f"checkpoint:{net}": 1.0})
     b = Rollout(cfg, np.random.SeedSequence(2)).collect(150)
     follows = b["action"] == b["prior"]
     assert follows.any() and (~follows).any()

@@ -10,7 +10,7 @@
 * ``review`` (its own flags): CPU time of a hand's review (``paohuzi review``).
 * ``search`` (its own flags): the compiled search against the Python reference, on the same
   positions; ``agent SPEC [SPEC ...]``: CPU time of one decision of any agent (a network:
-  ``agent network:checkpoints/shipped/distilled.pt``), one position at a time.
+  ``agent network:checkpoints/shipped/distilled.safetensors``), one position at a time.
 * ``core``: the compiled core (:mod:`paohuzi_env.backends.fast`) against the Python engine, in one run:
   random play, ``VectorGame`` with observations and masks, the expert bot, the AEC env on both
   backends, and RLCard Mahjong / PettingZoo Texas Hold'em for scale (the ``bench`` extra:

@@ -151,7 +151,7 @@ def main_agents(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m paohuzi_env.dev.bench agent",
                                 description=bench_agents.__doc__)
     p.add_argument("specs", nargs="+", metavar="SPEC",
-                   help="agent specs, e.g. expert network:checkpoints/shipped/distilled.pt")
+                   help="agent specs, e.g. expert network:checkpoints/shipped/distilled.safetensors")
     p.add_argument("--positions", type=int, default=1000, help="positions (default 1000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--rules", default="huaihua")
