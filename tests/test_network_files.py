@@ -22,27 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # file: (tensors, parameters, SHA-256 of the tensors read). Computed with the hand-written parser
 # that read these files before the safetensors package did, and checked equal to its arrays byte for
 # byte then; the digest is over the sorted names, each name's shape (JSON) and float32 bytes.
+# (The exploiters and the league networks left the tree after commit 0310807, and this list with them.)
 COMMITTED = {
-    "checkpoints/exploiters/distilled-rollout.safetensors":
-        (12, 595262, "a68a0cba2b8d4dd794c37e86b75f62211ed7dbd153f0221ae71ecaaafda2a2a0"),
-    "checkpoints/exploiters/distilled-yongzhou-rollout.safetensors":
-        (12, 600894, "7706afa8c98e093030be0817b15002eb0121c482d9cab4f6008d42b7671a7738"),
-    "checkpoints/exploiters/distilled-yongzhou.safetensors":
-        (12, 600894, "6604c2197965812269a8c04f9dcd1dac7fe941e64fd7762ba317a008c9fc7279"),
-    "checkpoints/exploiters/distilled.safetensors":
-        (12, 595262, "61c591f10ede6780f3404beba8d59883fea31a8791d00684d645638ecb11f59f"),
-    "checkpoints/exploiters/expert-rollout.safetensors":
-        (12, 595262, "9e6b7c645ca99d2e32ee5a6f212617cf5053518bf86e7d1dae397ddc23d57840"),
-    "checkpoints/exploiters/league-base-rollout.safetensors":
-        (12, 595262, "4de52696848fdc8a625a79f1729d2703b882e048d99bea5bd2a855d715ca6a2e"),
-    "checkpoints/exploiters/league-vs-exploiter-rollout.safetensors":
-        (12, 595262, "177cd171905a6281f84dc2127fe19d9cbc23d3cf4d0f053106de179d82b397af"),
-    "checkpoints/exploiters/policy-rollout.safetensors":
-        (12, 595262, "66b4840849012edc1425137a4674d3395e884c385f36888e5d1f127b3debb56f"),
-    "checkpoints/exploiters/policy.safetensors":
-        (12, 595262, "01362970e2a071f18e7759010f57c1fb9e5cc5706473adf44d2e14e3c7c3d9d6"),
-    "checkpoints/exploiters/search-rollout.safetensors":
-        (12, 595262, "4c82a2a7f4f29fed4bfd4a72773ca18598f457c96ece0aeaddc880ed64b26264"),
     "checkpoints/gen3/huaihua-r1.safetensors":
         (18, 1828542, "184a0c2a6f151e5439236ff6962ca3ce0dc51b3ce49d003a0c8a885402448f83"),
     "checkpoints/gen3/huaihua-r2-wide.safetensors":
@@ -63,10 +44,6 @@ COMMITTED = {
         (18, 1836222, "9894f69c8a76ac0c32f4b0a89504b8d6c36d236daef4380fb4d0966018eb424d"),
     "checkpoints/gen3/yongzhou-r2.safetensors":
         (18, 1836222, "1e7ebe1164a579e955865e090f9aaddb453d1f976417ccb051bd3cb99246958e"),
-    "checkpoints/league/base.safetensors":
-        (12, 595262, "3d05396051b874d7d4eb516aec68147b146d86b64f9ee88ba352caba84f5ff0e"),
-    "checkpoints/league/vs-exploiter.safetensors":
-        (12, 595262, "b48b7850dfeec5d981ecd6899fb375c27de4699dd28064a09692061e80726f7f"),
     "checkpoints/shipped/distilled-yongzhou.safetensors":
         (18, 2293950, "9a75da367c539f349e18f760c3c2fadcf14f7e92221639b01b226019d4792fd0"),
     "checkpoints/shipped/distilled.safetensors":
