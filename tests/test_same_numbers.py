@@ -5,7 +5,10 @@ the JSON of two fixed-seed evaluations of shipped agents (a ``checkpoint:`` netw
 batched in torch, and a ``network:`` one with the AIVAT correction, which reads the packaged
 value function), and the SHA-256 of the network that the smoke recipe exports (checked in
 tests/test_recipe.py, which runs that recipe). The evaluations must come out field for field the
-same (the wall clock left out; the value function's path by its file name).
+same (the wall clock left out; the value function's path by its file name). The ``checkpoint:``
+evaluation was recorded with ``checkpoints/shipped/distilled.pt``; that file left the tree after
+commit 0310807, and the fixture names its ``.safetensors`` twin (the same tensors), which gives
+the same JSON.
 """
 
 from __future__ import annotations
