@@ -115,3 +115,32 @@ def test_the_cards_figures_are_the_results_files(tmp_path):
     bad.write_text(json.dumps({"commands": [command], "network_vs_expert": {**got, "rules": "zipai"}}))
     with pytest.raises(ValueError, match="rules 'zipai'"):
         make_entry(run, Path("r.yaml"), "t1", "a test", results=bad, zoo=zoo, commit="abc1234")
+
+
+def test_an_untrained_transfer_is_the_network_under_the_presets_rules(tmp_path):
+    """``--network zoo:huaihua --rules classic``: the same actor (in half), its sidecar's rules
+    classic, no compute of its own; a network of another observation is refused before anything
+    is written."""
+    from paohuzi_env.agents import zoo as shipped
+
+    zoo = tmp_path / "zoo"
+    src = shipped.network_path("huaihua")
+    folder = make_entry(None, Path("configs/recipes/classic.yaml"), "t", "a transfer", half=True,
+                        default=True, commit="abc1234", zoo=zoo, network=src, rules="classic")
+    net = load_network(folder / "network.safetensors")
+    assert net.rules.name == "classic"
+    own = load_network(src)
+    for k, v in net.tensors.items():
+        assert np.array_equal(v, own.tensors[k].astype(np.float16).astype(np.float32)), k
+    side = json.loads((folder / "network.json").read_text())
+    assert side["transfer_from"] == {"rules": "huaihua", "network": "zoo:huaihua/gen3-r4-oracle"}
+    card = json.loads((folder / "card.json").read_text())
+    assert card["compute"] == {**card["compute"], "cpu_hours": 0.0, "stages": []}
+    assert card["made_by"]["started_from"] == "zoo:huaihua/gen3-r4-oracle"
+    assert "--network zoo:huaihua/gen3-r4-oracle --rules classic" in card["made_by"]["command"]
+    with pytest.raises(ValueError, match="reads paohuzi-obs-v2; rules 'classic' produce paohuzi-obs-v1"):
+        make_entry(None, Path("r.yaml"), "u", "x", zoo=zoo, commit="abc1234",
+                   network=shipped.network_path("yongzhou"), rules="classic")
+    assert not (zoo / "classic" / "u").exists()
+    with pytest.raises(ValueError, match="a network and the rules"):
+        make_entry(None, Path("r.yaml"), "u", "x", zoo=zoo, commit="abc1234")

@@ -32,6 +32,9 @@ from typing import Any
 
 from paohuzi_env.agents.network import read_safetensors, read_sidecar
 from paohuzi_env.agents.zoo_index import CARD, CARD_FORMAT, WEIGHTS, ZOO_DIR
+from paohuzi_env.agents.zoo_index import entry as zoo_entry
+from paohuzi_env.encode.observation import obs_version
+from paohuzi_env.game.rules import get_rules
 
 from ..nets.checkpoint import export_policy
 
@@ -105,31 +108,53 @@ def _timing(timing: Path, preset: str, spec: str) -> dict[str, Any] | None:
             "command": command, "results": timing.as_posix(), "at": ["rows", preset, i]}
 
 
-def make_entry(run: Path, recipe: Path, entry: str, what: str, *, half: bool = False,
+def make_entry(run: Path | None, recipe: Path, entry: str, what: str, *, half: bool = False,
                default: bool = False, results: Path | None = None, timing: Path | None = None,
-               commit: str | None = None, zoo: Path = ZOO_DIR) -> Path:
-    """Write (or rewrite) the zoo entry ``entry`` from the run folder ``run``; returns its folder.
+               commit: str | None = None, zoo: Path = ZOO_DIR, network: Path | None = None,
+               rules: str | None = None) -> Path:
+    """Write (or rewrite) the zoo entry ``entry`` from the run folder ``run``, or (``run`` None)
+    from the trained ``network`` played as it is under the preset ``rules`` (an untrained
+    transfer: the same observation, the sidecar's rules replaced); returns its folder.
 
     Raises:
-        ValueError: the run has no export, or a results file does not fit the entry.
+        ValueError: the run has no export, a transfer to rules of another observation, or a
+            results file that does not fit the entry.
     """
-    exports = sorted((run / "export").glob("*.safetensors"))
-    if len(exports) != 1:
-        raise ValueError(f"{run}/export holds {len(exports)} networks; a finished recipe run holds one")
-    preset = read_sidecar(exports[0])["rules"]["name"]
+    if run is not None:
+        exports = sorted((run / "export").glob("*.safetensors"))
+        if len(exports) != 1:
+            raise ValueError(f"{run}/export holds {len(exports)} networks; a finished recipe run "
+                             "holds one")
+        source = exports[0]
+    elif network is None or rules is None:
+        raise ValueError("give a run folder, or a network and the rules it is to play")
+    else:
+        source = network
+    meta = read_sidecar(source)
+    own = meta["rules"]["name"]
+    preset = rules or own
+    want = obs_version(get_rules(preset))
+    if meta.get("obs_version") != want:  # before anything is written
+        raise ValueError(f"{source} reads {meta.get('obs_version')}; rules {preset!r} produce {want}")
     folder = zoo / preset / entry
     folder.mkdir(parents=True, exist_ok=True)
     weights = folder / WEIGHTS
-    export_policy(exports[0], weights, actor_only=True, half=half)
+    export_policy(source, weights, actor_only=True, half=half)
     side = json.loads(weights.with_suffix(".json").read_text(encoding="utf-8"))
+    if preset != own:
+        side.update(rules={"name": preset, "overrides": {}}, eval_history=[],
+                    transfer_from={"rules": own, "network": _start_name(str(source), plain=True)})
+        weights.with_suffix(".json").write_text(json.dumps(side, indent=1, ensure_ascii=False) + "\n",
+                                                encoding="utf-8")
     tensors = read_safetensors(weights)
     net = side["network"]
     blob = weights.read_bytes()
-    stages = _stages(run)
+    stages = _stages(run) if run is not None else []
     commit = commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                       text=True, check=True).stdout.strip()
-    start = next((json.loads(p.read_text(encoding="utf-8"))["settings"].get("start")
-                  for p in run.glob("ppo/stage.json")), None)
+    start = str(source) if run is None else next(
+        (json.loads(p.read_text(encoding="utf-8"))["settings"].get("start")
+         for p in run.glob("ppo/stage.json")), None)
     spec = f"zoo:{preset}" if default else f"zoo:{preset}/{entry}"
     card: dict[str, Any] = {
         "format": CARD_FORMAT, "name": f"{preset}/{entry}", "default": default, "preset": preset,
@@ -147,7 +172,16 @@ def make_entry(run: Path, recipe: Path, entry: str, what: str, *, half: bool = F
                                 "widening; every figure here was measured on this file"} if half else {})},
         "made_by": {"run": run.name, "config": recipe.as_posix(),
                     "command": f"paohuzi-recipe {recipe.as_posix()}", "commit": commit,
-                    **({"started_from": _start_name(start)} if start else {})},
+                    **({"started_from": _start_name(start)} if start else {})}
+        if run is not None else
+        {"run": None, "config": recipe.as_posix(), "commit": commit,
+         "command": f"python -m paohuzi_training.tools.zoo_entry --network "
+                    f"{_start_name(str(source), plain=True)} --rules {preset} --entry {entry}"
+                    + (" --half" if half else "") + (" --default" if default else ""),
+         "started_from": _start_name(str(source), plain=True),
+         "how": f"an untrained transfer: {_start_name(str(source), plain=True)}'s actor played as "
+                f"it is under {preset}'s rules (the same observation, {side['obs_version']}); no "
+                f"training under {preset}"},
         "compute": {"cpu_hours": round(sum(s["wall_minutes"] * s["cores"] for s in stages) / 60, 1),
                     "machine": "2 x86-64 CPU cores shared with other jobs, no GPU",
                     "stages": stages},
@@ -161,11 +195,12 @@ def make_entry(run: Path, recipe: Path, entry: str, what: str, *, half: bool = F
     return folder
 
 
-def _start_name(start: str) -> str:
+def _start_name(start: str, plain: bool = False) -> str:
     """The start network as the card names it: a zoo entry by its spec, else the path."""
     p = Path(start)
     if p.name == WEIGHTS and p.parent.parent.parent.name == "zoo":
-        return f"zoo:{p.parent.parent.name}/{p.parent.name} (a transfer: its actor, a fresh critic)"
+        spec = f"zoo:{p.parent.parent.name}/{p.parent.name}"
+        return spec if plain else f"{spec} (a transfer: its actor, a fresh critic)"
     return start
 
 
@@ -174,7 +209,11 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m paohuzi_training.tools.zoo_entry",
                                 description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("run", type=Path, help="the recipe's run folder (recipes/<name>__<seed>)")
+    p.add_argument("run", type=Path, nargs="?", default=None,
+                   help="the recipe's run folder (recipes/<name>__<seed>)")
+    p.add_argument("--network", default=None,
+                   help="instead of a run: a network file or zoo:NAME, played as it is under --rules")
+    p.add_argument("--rules", default=None, help="with --network: the preset it is to play")
     p.add_argument("--recipe", type=Path, required=True, help="the recipe file that made it")
     p.add_argument("--entry", required=True, help="the entry's name under its preset")
     p.add_argument("--what", required=True, help="one line: what the network is")
@@ -186,8 +225,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--commit", default=None, help="the commit that made it (default: HEAD)")
     a = p.parse_args(argv)
     try:
+        network = a.network
+        if network and network.startswith("zoo:"):
+            network = zoo_entry(network[len("zoo:"):]).weights
         folder = make_entry(a.run, a.recipe, a.entry, a.what, half=a.half, default=a.default,
-                            results=a.results, timing=a.timing, commit=a.commit)
+                            results=a.results, timing=a.timing, commit=a.commit,
+                            network=Path(network) if network else None, rules=a.rules)
     except (ValueError, OSError) as e:
         print(f"zoo_entry: error: {e}", file=sys.stderr)
         return 2
