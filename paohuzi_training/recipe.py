@@ -1,6 +1,7 @@
 """One resumable command for the whole training recipe: ``paohuzi-recipe RECIPE.yaml``.
 
-``paohuzi-recipe configs/recipes/huaihua.yaml [--out DIR] [--seed N] [--smoke] [--stages a,b]``
+``paohuzi-recipe configs/recipes/huaihua.yaml [--out DIR] [--seed N] [--smoke] [--stages a,b]
+[--ray [ADDRESS]]``
 
 The stages, in order, each in its own folder of the run folder ``DIR`` (default
 ``recipes/<name>__<seed>``, ``...-smoke`` with ``--smoke``):
@@ -27,6 +28,14 @@ reuses its demonstrations and fitted network, the distillation continues from it
 and PPO resumes from its ``latest.pt``. A stage whose settings or inputs changed is refused with
 the keys that differ (use another ``--out``, or remove that stage's folder and the ones after
 it). Ctrl-C or SIGTERM stops PPO after its iteration with its checkpoint saved.
+
+``--ray`` runs every stage's workers on Ray (:mod:`paohuzi_training.cluster`): the labels' shards,
+the clone's demonstrations and the evaluation's deals as Ray tasks, PPO's rollout workers as
+actors. With no address it starts a Ray instance on this machine; ``--ray auto`` or
+``--ray ray://head:10001`` joins a cluster (its nodes need this package and, for the evaluation,
+the run folder: a shared file system). The jobs are those of local processes, so the run gives the
+same labels, network and evaluation; the stages' folders record the address, and a run may
+continue with or without Ray.
 
 The recipe file (``configs/recipes/*.yaml``) holds ``name``, ``rules``, ``seed``, optionally
 ``start`` (a committed network checkpoint, relative to where the command runs: the labels may
@@ -219,6 +228,9 @@ class Recipe:
     """The recipe's stages (its ``stages`` key; default all, in :data:`STAGES` order). Without
     ``labels`` and ``distill`` (a transfer: ``stages: [ppo, evaluate, export]``) PPO starts from
     the recipe's ``start``."""
+    ray: str = ""
+    """Where the stages' workers run: "" (local processes) or a Ray address (``--ray``: ``local``,
+    ``auto``, ``ray://host:10001``); not part of the recipe file."""
 
 
 def _check_keys(where: str, got: dict, allowed: set[str]) -> None:
@@ -367,7 +379,7 @@ def flat_config(r: Recipe, stage: str) -> TrainConfig:
     """The flat config of a network stage (``clone``, ``distill``, ``ppo``): the recipe's rules and
     seed, its ``network`` block and the stage's block, every key checked."""
     values: dict[str, Any] = {"rules": r.rules, "seed": r.seed, "run_name": stage,
-                              **r.network, **r.stages[stage]}
+                              **r.network, **r.stages[stage], **({"ray": r.ray} if r.ray else {})}
     if stage == "clone":
         values.setdefault("total_steps", 1)  # unused: the clone stage runs no PPO
     elif stage == "distill":
@@ -537,8 +549,8 @@ def read_record(stage: str) -> dict[str, Any] | None:
 def _run_labels(r: Recipe, log) -> dict[str, Any]:
     from .stages import label
 
-    res = label.run(label_config(r), label.LabelInputs(Path("labels"),
-                                                       r.stages["labels"].get("workers") or None), log)
+    res = label.run(label_config(r), label.LabelInputs(
+        Path("labels"), r.stages["labels"].get("workers") or None, ray=r.ray), log)
     return {"labels_this_run": res["labels"]}
 
 
@@ -592,7 +604,7 @@ def _run_evaluate(r: Recipe, log) -> dict[str, Any]:
     ev = r.stages["evaluate"]
     res = evaluate.run(evaluate.EvalConfig(opponents=ev.get("opponents", ["expert"]),
                                            deals=ev.get("deals", 1000), seed=ev.get("seed", 0),
-                                           rules=r.rules, workers=ev.get("workers")),
+                                           rules=r.rules, workers=ev.get("workers"), ray=r.ray),
                        evaluate.EvalInputs(Path(_ckpt("ppo", r.seed)), Path("evaluate").resolve()), log)
     return {"results": res["results"]}
 
@@ -748,9 +760,18 @@ def main(argv: list[str] | None = None) -> int:
                         "minute on 2 idle cores")
     p.add_argument("--stages", default=None,
                    help=f"comma-separated stages to run (default all: {','.join(STAGES)})")
+    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="run every stage's workers on Ray (labels, demonstrations, evaluation: "
+                        "tasks; PPO's rollout workers: actors): a Ray instance started here, "
+                        "or the cluster at ADDRESS (auto, ray://host:10001); the same numbers")
     a = p.parse_args(argv)
     try:
         recipe = load_recipe(a.recipe, smoke=a.smoke, seed=a.seed)
+        if a.ray:
+            from .cluster import connect
+
+            recipe = dataclasses.replace(recipe, ray=a.ray)
+            connect(a.ray, log=lambda *x: print(*x, flush=True))
         stages = None if a.stages is None else [s.strip() for s in a.stages.split(",") if s.strip()]
         out = Path(a.out) if a.out else default_out(recipe, a.smoke)
         print(f"paohuzi-recipe: {recipe.name} ({recipe.rules}, seed {recipe.seed}"

@@ -75,7 +75,7 @@ def plan(cfg: TrainConfig, *, resume: str | None = None, root: str | os.PathLike
         final_eval = evaluate.EvalConfig(opponents=["random", "greedy", "expert"],
                                          deals=ev.final_eval_deals, seed=cfg.ppo.seed + 12345,
                                          rules=rules, workers=cfg.ppo.workers or None,
-                                         save_records=ev.save_records)
+                                         save_records=ev.save_records, ray=cfg.ppo.ray)
 
         def run_final(log) -> dict[str, Any]:
             if not got or got[-1].name != "final.pt":

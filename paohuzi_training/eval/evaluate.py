@@ -254,7 +254,7 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
              progress: bool = True, mp_context: str = "fork", backend: str | None = None,
              batched: bool = True, variance_reduction: str = "none",
              value_function: str | None = None, journal: str | os.PathLike[str] | None = None,
-             ) -> dict:
+             ray: str = "") -> dict:
     """Duplicate-deal evaluation of ``candidate`` against ``opponents``.
 
     Args:
@@ -264,6 +264,8 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
         seed: the evaluation seed; the same seed gives the same deals and numbers.
         rules: a preset name or Rules.
         workers: processes (default: all cores); results do not depend on it.
+        ray: a Ray address (:mod:`paohuzi_training.cluster`): the jobs run as Ray tasks instead
+            of processes (``workers`` then defaults to the cluster's CPUs); the same results.
         progress: show a progress bar.
         mp_context: ``fork`` (default; works from any script) or ``spawn`` (for processes
             that already run torch threads, like the trainer).
@@ -312,7 +314,7 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
                                                     variance_reduction, vf))
     try:
         out = _run(candidate, opponents, deals, seed, rules, workers, progress, mp_context,
-                   backend, batched, variance_reduction, vf, book)
+                   backend, batched, variance_reduction, vf, book, ray)
     finally:
         if book is not None:
             book.close()
@@ -328,11 +330,16 @@ def _ignore_interrupts() -> None:
 
 def _run(candidate: str, opponents: list[str], deals: int, seed: int, rules: Any,
          workers: int | None, progress: bool, mp_context: str, backend: str | None,
-         batched: bool, variance_reduction: str, vf: str | None, book: Journal | None) -> dict:
+         batched: bool, variance_reduction: str, vf: str | None, book: Journal | None,
+         ray: str = "") -> dict:
     """:func:`evaluate` once its arguments are checked and its journal (if any) is open."""
     rows = [] if book is None else [r for r in book.rows if r.deal < deals]
     have = {r.deal for r in rows}
     todo = [d for d in range(deals) if d not in have]
+    if ray:
+        from ..cluster import connect
+
+        workers = workers or connect(ray)
     workers = workers or os.cpu_count() or 1
     chunk = max(1, min(25, len(todo) // (4 * workers) or 1))
     backend = resolve_backend(backend)
@@ -372,7 +379,12 @@ def _run(candidate: str, opponents: list[str], deals: int, seed: int, rules: Any
             bar.update(len(part) // 3)
 
     try:
-        if workers == 1:
+        if ray:
+            from ..cluster import ray_map
+
+            for part in ray_map(work, jobs, ray):  # the rows are sorted below
+                done(part)
+        elif workers == 1:
             for job in jobs:
                 done(work(job))
         else:

@@ -46,7 +46,8 @@ class CloneConfig(Shared):
     minibatch_size: int = 1024
     """Demonstrations per gradient step (the key PPO reads too)."""
     workers: int = 0
-    """Processes that generate the demonstrations; 0: one per core (the key PPO reads too)."""
+    """Processes (Ray tasks with ``ray``) that generate the demonstrations, a part each; 0: one
+    per core of this machine (the key PPO reads too). The data follow the number of parts."""
     backend: str = "auto"
     """The engine the demonstrations are played on (the key PPO reads too)."""
 
@@ -136,6 +137,11 @@ def behaviour_clone(model, optimizer, cfg: CloneConfig, device, rng, log,
                              "rules": rules.to_record()})
 
 
+def _indexed_demo_part(args) -> tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """:func:`_demo_part` with its part's number (Ray tasks finish in any order)."""
+    return args[1], _demo_part(args)
+
+
 def _demo_part(args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One process's share of the expert demonstrations: 64 hands of expert self-play at once on
     the config's backend (the compiled expert on the core decides as the Python one does,
@@ -175,8 +181,14 @@ def _demonstrations(cfg: CloneConfig, log=print):
     n_proc = cfg.workers or os.cpu_count() or 1
     share = -(-cfg.bc_steps // n_proc)
     jobs = [(to_dict(cfg), i, share) for i in range(n_proc)]
-    log(f"behaviour cloning: generating {cfg.bc_steps:,} expert decisions in {n_proc} process(es)")
-    if n_proc == 1:
+    log(f"behaviour cloning: generating {cfg.bc_steps:,} expert decisions in {n_proc} "
+        + ("Ray task(s)" if cfg.ray else "process(es)"))
+    if cfg.ray:  # the same parts as in processes (so the same data), as Ray tasks
+        from ..cluster import ray_map
+
+        parts = [p for _, p in sorted(ray_map(_indexed_demo_part, jobs, cfg.ray, log),
+                                      key=lambda got: got[0])]
+    elif n_proc == 1:
         parts = [_demo_part(jobs[0])]
     else:
         with get_context("spawn").Pool(n_proc) as pool:

@@ -49,9 +49,10 @@ class EvalKeys:
 @dataclass
 class EvalConfig:
     """What an evaluation plays: against each of ``opponents`` (agent specs), ``deals`` duplicate
-    deals of ``seed`` under ``rules``, in ``workers`` processes (None: one per core); with
-    ``save_records``, that many of the games it scored worst against each are kept. ``every``:
-    for the periodic evaluation inside PPO, the iterations between two (0: none)."""
+    deals of ``seed`` under ``rules``, in ``workers`` processes (None: one per core) or, with
+    ``ray`` (a Ray address, :mod:`paohuzi_training.cluster`), as Ray tasks (the same numbers);
+    with ``save_records``, that many of the games it scored worst against each are kept.
+    ``every``: for the periodic evaluation inside PPO, the iterations between two (0: none)."""
 
     opponents: list[str] = field(default_factory=lambda: ["expert"])
     deals: int = 1000
@@ -60,6 +61,7 @@ class EvalConfig:
     workers: int | None = None
     save_records: int = 0
     every: int = 0
+    ray: str = ""
 
 
 @dataclass
@@ -80,7 +82,7 @@ def evaluate_network(path: Path, config: EvalConfig, records: Path | None = None
     for opp in config.opponents:
         res = evaluate(f"checkpoint:{path}", opp, deals=config.deals, seed=config.seed,
                        rules=config.rules, workers=config.workers, progress=False,
-                       mp_context="spawn")
+                       mp_context="spawn", ray=config.ray)
         rows = res.pop("rows")
         if records is not None and config.save_records:
             save_records(rows, f"checkpoint:{path}", [opp, opp], records / f"vs-{opp}",
@@ -119,7 +121,8 @@ def run(config: EvalConfig, inputs: EvalInputs, log=print) -> dict[str, Any]:
     records = inputs.out / "records" if inputs.out is not None else None
     for opp in config.opponents:
         res = evaluate(f"checkpoint:{inputs.network}", opp, deals=config.deals, seed=config.seed,
-                       rules=config.rules, workers=config.workers, mp_context="spawn")
+                       rules=config.rules, workers=config.workers, mp_context="spawn",
+                       ray=config.ray)
         rows = res.pop("rows", None)
         if records is not None and config.save_records and rows is not None:
             from ..eval.evaluate import save_records

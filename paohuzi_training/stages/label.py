@@ -260,8 +260,8 @@ def _init_worker(counter: Any) -> None:
     _counter = counter
 
 
-def label_shard(cfg: LabelConfig, out: Path, k: int, on_hand: Any = None) -> int:
-    """Play and write shard ``k``; returns its number of labels."""
+def shard_blob(cfg: LabelConfig, k: int, on_hand: Any = None) -> tuple[bytes, int]:
+    """Play shard ``k``: its file's bytes and its number of labels."""
     rows = _Rows()
     for h in range(k * cfg.shard_hands, min(cfg.hands, (k + 1) * cfg.shard_hands)):
         play_hand(cfg, h, rows)
@@ -272,13 +272,26 @@ def label_shard(cfg: LabelConfig, out: Path, k: int, on_hand: Any = None) -> int
                 _counter.value += 1
     buf = io.BytesIO()
     np.savez_compressed(buf, **_arrays(cfg, rows))  # type: ignore[arg-type]
-    write_atomic(shard_path(out, k), buf.getvalue())
-    return len(rows.action)
+    return buf.getvalue(), len(rows.action)
+
+
+def label_shard(cfg: LabelConfig, out: Path, k: int, on_hand: Any = None) -> int:
+    """Play and write shard ``k``; returns its number of labels."""
+    blob, n = shard_blob(cfg, k, on_hand)
+    write_atomic(shard_path(out, k), blob)
+    return n
 
 
 def _job(args: tuple[LabelConfig, str, int]) -> tuple[int, int]:
     cfg, out, k = args
     return k, label_shard(cfg, Path(out), k)
+
+
+def _ray_job(args: tuple[LabelConfig, int]) -> tuple[int, bytes, int]:
+    """A shard played as a Ray task, on any node: its bytes go back to the run's process, which
+    writes them (the nodes need no shared folder)."""
+    cfg, k = args
+    return (k, *shard_blob(cfg, k))
 
 
 def _prepare(cfg: LabelConfig, out: Path) -> None:
@@ -299,8 +312,10 @@ def _prepare(cfg: LabelConfig, out: Path) -> None:
 
 
 def label(cfg: LabelConfig, out: str | os.PathLike[str], *, workers: int | None = None,
-          progress: bool = True, mp_context: str = "fork") -> dict[str, Any]:
-    """Run (or resume) a labelling run into directory ``out``.
+          progress: bool = True, mp_context: str = "fork", ray: str = "") -> dict[str, Any]:
+    """Run (or resume) a labelling run into directory ``out``: in ``workers`` processes, or
+    with ``ray`` (a Ray address, :mod:`paohuzi_training.cluster`) a Ray task per shard. The
+    shards are the same either way.
 
     Returns:
         ``shards`` (written by this call), ``skipped`` (finished before), ``labels`` and
@@ -328,7 +343,16 @@ def label(cfg: LabelConfig, out: str | os.PathLike[str], *, workers: int | None 
                        file=sys.stderr, smoothing=0.1)
         start = time.perf_counter()
         labels = 0
-        if workers == 1:
+        if ray:
+            from ..cluster import ray_map
+
+            for k, blob, n in ray_map(_ray_job, [(cfg, k) for k in todo], ray):
+                write_atomic(shard_path(out, k), blob)
+                labels += n
+                if bar is not None:
+                    bar.set_postfix(labels=labels, refresh=False)
+                    bar.update(min(cfg.hands, (k + 1) * cfg.shard_hands) - k * cfg.shard_hands)
+        elif workers == 1:
             for k in todo:
                 base = labels
 
@@ -565,16 +589,18 @@ def check_labels(out: str | os.PathLike[str]) -> int:
 
 @dataclass
 class LabelInputs:
-    """Where the label stage writes its shards, and in how many processes (None: one per core)."""
+    """Where the label stage writes its shards, and in how many processes (None: one per core)
+    or on Ray (``ray``: its address; :mod:`paohuzi_training.cluster`)."""
 
     out: Path
     workers: int | None = None
+    ray: str = ""
 
 
 def run(config: LabelConfig, inputs: LabelInputs, log=print) -> dict[str, Any]:
     """The label stage: label (or go on labelling) ``config.hands`` hands into ``inputs.out``;
     returns :func:`label`'s figures."""
-    res = label(config, inputs.out, workers=inputs.workers)
+    res = label(config, inputs.out, workers=inputs.workers, ray=inputs.ray)
     log(f"labels: {res['labels']:,} labels from {res['hands']:,} hands this run "
         f"({res['skipped']} shard(s) finished before)")
     return res

@@ -125,7 +125,7 @@ def run(cfg: PPOConfig, inputs: PPOInputs, log=log_line) -> Path:
             ref = frozen(model_for(cfg).to(device), data["kl_ref"])
         log(f"resumed {inputs.resume} at step {global_step} (iteration {iteration})")
     if cfg.ray:
-        from .workers import connect
+        from ..cluster import connect
 
         ray_cpus = connect(cfg.ray, log)  # joins (or starts) Ray before the actors are made
         n_workers = cfg.workers or ray_cpus
@@ -136,6 +136,8 @@ def run(cfg: PPOConfig, inputs: PPOInputs, log=log_line) -> Path:
     ev = inputs.evaluate
     if ev is not None and ev.workers is None:
         ev = dataclasses.replace(ev, workers=n_workers)
+    if ev is not None and cfg.ray:
+        ev = dataclasses.replace(ev, ray=cfg.ray)  # the periodic evaluation on Ray too
     writer = SummaryWriter(str(Path(inputs.root) / "runs" / run_id))
     writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
         f"|{k}|{v}|" for k, v in to_dict(cfg).items()))
@@ -216,7 +218,7 @@ def run(cfg: PPOConfig, inputs: PPOInputs, log=log_line) -> Path:
             states = [b["rng_state"] for b in batches]
             batch = merge(batches)
             n = len(batch["action"])
-            if (cfg.overlap and workers.local is None and global_step + n < cfg.total_steps
+            if (cfg.overlap and workers.overlaps and global_step + n < cfg.total_steps
                     and not stop.requested):
                 ask(iteration + 1, global_step + n)  # collected while this batch trains
             # 2. the clipped update

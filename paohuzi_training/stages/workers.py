@@ -26,15 +26,19 @@ from typing import Any
 
 import numpy as np
 
+from ..cluster import ray_module
 from ..config import PPOConfig, from_flat, to_dict
 from .rollout import Rollout
 
 
-def _worker_rollout(cfg_dict: dict, seed_entropy: list[int], rng_state: Any = None) -> Rollout:
-    """The rollout of a worker process or actor (one torch thread: the workers share the cores)."""
+def _worker_rollout(cfg_dict: dict, seed_entropy: list[int], rng_state: Any = None,
+                    threads: int = 1) -> Rollout:
+    """The rollout of a worker process or actor (one torch thread: the workers share the cores;
+    a lone actor plays on the learner's threads, as the lone local worker does: the float sums
+    of the forward pass follow the thread count)."""
     import torch
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     roll = Rollout(from_flat(PPOConfig, cfg_dict), np.random.SeedSequence(seed_entropy))
     if rng_state is not None:
         roll.rng.bit_generator.state = rng_state
@@ -66,13 +70,16 @@ class Workers:
     The interface of every kind of workers (:class:`RayWorkers` too): :meth:`request` asks each
     worker for a batch of ``steps`` transitions played with the given weights, :meth:`receive`
     returns the batches (one per worker, in worker order), :meth:`collect` is both, ``pending``
-    says whether a request awaits its :meth:`receive`, ``local`` is the in-process rollout (then
-    the next batch cannot be collected during an update), :meth:`close` ends the workers.
+    says whether a request awaits its :meth:`receive`, ``local`` is the in-process rollout,
+    ``overlaps`` says whether the next batch may be asked before an update (``overlap``: with
+    two workers or more, local or on Ray, so that a run's numbers follow its number of workers,
+    not where they run), :meth:`close` ends the workers.
     """
 
     def __init__(self, cfg: PPOConfig, n: int, rng_states=None) -> None:
         self.n = n
         self.cfg = cfg
+        self.overlaps = n > 1  # one worker plays in this process, between the updates
         entropies = [[cfg.seed, 1000 + i] for i in range(n)]
         self.local: Rollout | None = None
         self.procs: list[Any] = []
@@ -160,32 +167,12 @@ RESTART_SECONDS = 300.0
 """How long a restarting actor may take to answer again."""
 
 
-def _ray() -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise ValueError("--ray needs Ray: pip install -e '.[train,ray]' (or pip install ray)") \
-            from None
-    return ray
-
-
-def connect(address: str, log=print) -> int:
-    """Join (or start, for ``local``) the Ray instance; returns its CPU count."""
-    ray = _ray()
-    if not ray.is_initialized():
-        ray.init(address=None if address == "local" else address, include_dashboard=False,
-                 configure_logging=False, log_to_driver=True)
-    cpus = int(ray.cluster_resources().get("CPU", 1))
-    log(f"Ray: {'a local instance' if address == 'local' else address}, {cpus} CPU(s), "
-        f"{len(ray.nodes())} node(s)")
-    return max(1, cpus)
-
-
 class RolloutActor:
     """One rollout worker (a Ray actor); the same work as :func:`worker_main`."""
 
-    def __init__(self, cfg_dict: dict, seed_entropy: list[int], rng_state: Any = None) -> None:
-        self.roll = _worker_rollout(cfg_dict, seed_entropy, rng_state)
+    def __init__(self, cfg_dict: dict, seed_entropy: list[int], rng_state: Any = None,
+                 threads: int = 1) -> None:
+        self.roll = _worker_rollout(cfg_dict, seed_entropy, rng_state, threads)
 
     def pid(self) -> int:
         """The actor's process id (also a liveness probe)."""
@@ -207,12 +194,15 @@ class RayWorkers:
     """:class:`Workers`' interface over Ray actors."""
 
     def __init__(self, cfg: PPOConfig, n: int, rng_states: list | None = None, log=print) -> None:
-        ray = _ray()
+        import torch
+
+        ray = ray_module()
         self.ray = ray
         self.n = n
         self.log = log
         self.pending: tuple | None = None
-        self.local = None  # no in-process worker: the next batch may be asked before an update
+        self.local = None  # no in-process worker
+        self.overlaps = n > 1  # as local workers: one worker, no overlap (the same numbers)
         self.restarts = 0
         self._refs: list[Any] = []
         self._payload: Any = None
@@ -220,8 +210,10 @@ class RayWorkers:
         self._states: list[Any] = list(rng_states) if rng_states else [None] * n
         actor = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0)(RolloutActor)
         self.names = [f"paohuzi-rollout-{os.getpid()}-{i}" for i in range(n)]
+        threads = torch.get_num_threads() if n == 1 else 1  # those of the local workers
         self.actors = [
-            actor.options(name=name).remote(to_dict(cfg), [cfg.seed, 1000 + i], self._states[i])
+            actor.options(name=name).remote(to_dict(cfg), [cfg.seed, 1000 + i], self._states[i],
+                                            threads)
             for i, name in enumerate(self.names)]
         ray.get([a.pid.remote() for a in self.actors])  # start-up is not an iteration's
 
