@@ -1,15 +1,21 @@
 """``paohuzi-train --ray``: rollout workers as Ray actors on a local cluster the test starts,
-and a killed actor mid-run (restarted, its batch asked again, no crash, checkpoints kept).
-Time-boxed: a few tiny iterations. Skipped when Ray is not installed."""
+and a killed actor mid-run (restarted, its batch asked again, no crash, checkpoints kept); the
+labels and the evaluation as Ray tasks, the same as in local processes whatever the number of
+workers. Time-boxed: a few tiny iterations. Skipped when Ray is not installed. The whole smoke
+recipe on a cluster of two nodes: tests/test_recipe_ray.py (slow)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 ray = pytest.importorskip("ray")
 
+from paohuzi_training.eval.evaluate import evaluate  # noqa: E402
 from paohuzi_training.nets.checkpoint import load_checkpoint  # noqa: E402
 from paohuzi_training.recipe import make_config  # noqa: E402
+from paohuzi_training.stages.label import LabelConfig, label  # noqa: E402
 from paohuzi_training.stages.workers import RayWorkers  # noqa: E402
 from paohuzi_training.train import main, train  # noqa: E402
 
@@ -50,6 +56,30 @@ def test_training_on_ray_actors_survives_a_killed_actor(cluster, tmp_path, monke
     assert any("rollout actor 0 died" in line for line in logs), logs
     assert any("as Ray actors" in line for line in logs)
     assert (tmp_path / "checkpoints" / "r__1" / "latest.pt").is_file()
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow  # Ray tasks start their own workers: about 10 s on 2 cores; in .ci/run's slice
+def test_labels_and_evaluation_as_ray_tasks_are_those_of_local_processes(cluster, tmp_path,
+                                                                          monkeypatch):
+    cfg = LabelConfig(hands=3, shard_hands=1, search="search:guide=none,samples=4,playouts=16",
+                      seed=5)
+    label(cfg, tmp_path / "local", workers=1, progress=False)
+    label(cfg, tmp_path / "ray", progress=False, ray="local")
+    local = sorted((tmp_path / "local").glob("shard-*.npz"))
+    assert [p.name for p in local] == ["shard-00000.npz", "shard-00001.npz", "shard-00002.npz"]
+    assert all(p.read_bytes() == (tmp_path / "ray" / p.name).read_bytes() for p in local)
+    # a network batched in torch, in one job here and in 4 Ray tasks (a relative path: the
+    # tasks read it from this process's folder)
+    monkeypatch.chdir(ROOT)
+    args = dict(deals=8, seed=7, progress=False)
+    got = [evaluate("checkpoint:checkpoints/shipped/distilled.pt", "expert", workers=w,
+                    ray=where, **args) for w, where in ((1, ""), (2, "local"))]
+    for res in got:
+        res.pop("wall_seconds")
+    assert got[0]["games"] == 24 and got[1] == got[0]
 
 
 @pytest.mark.slow  # a second Ray training run; .ci/run runs it in its slow slice

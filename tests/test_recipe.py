@@ -182,6 +182,19 @@ def test_bad_recipes_and_options(tmp_path, capsys):
     assert "not found" in capsys.readouterr().err
 
 
+def test_ray_option_is_listed_and_needs_ray(tmp_path, capsys, monkeypatch):
+    """``--ray`` in ``--help``, and without Ray installed a clear error naming the extra
+    (the runs on Ray: tests/test_ray.py and tests/test_recipe_ray.py)."""
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "--ray [ADDRESS]" in capsys.readouterr().out
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
+    assert main([str(HUAIHUA), "--smoke", "--out", str(tmp_path / "o"), "--ray"]) == 2
+    err = capsys.readouterr().err
+    assert "--ray needs Ray, which is not installed" in err and ".[train,ray]" in err
+    assert not (tmp_path / "o").exists()
+
+
 def test_a_round_of_expert_iteration_starts_from_its_network(tmp_path, capsys):
     """Issue 41: a recipe with ``start`` clones nothing; its labels come from the search guided
     by the start network (``guide=start``: the .safetensors beside it) and its distillation
