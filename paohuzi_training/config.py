@@ -48,10 +48,11 @@ class RunConfig:
     """Threads of the main process's torch (PPO's update); 0: torch's default (one per core).
     Rollout workers always use one."""
     ray: str = ""
-    """Workers as Ray actors (:mod:`paohuzi_training.stages.workers`; ``paohuzi-train --ray
-    [ADDRESS]``): ``""`` (off: local processes), ``local`` (start a Ray instance on this
-    machine), or a cluster address (``auto``, ``ray://host:10001``). ``workers`` actors (0: one
-    per CPU of the cluster); the learner stays in this process."""
+    """Workers on Ray (:mod:`paohuzi_training.cluster`; ``paohuzi-train --ray [ADDRESS]``,
+    ``paohuzi-recipe --ray``): ``""`` (off: local processes), ``local`` (start a Ray instance on
+    this machine), or a cluster address (``auto``, ``ray://host:10001``). PPO's rollout workers
+    become ``workers`` actors (0: one per CPU of the cluster; the learner stays in this process),
+    the clone's demonstrations and the evaluations Ray tasks."""
 
     @functools.cached_property
     def resolved_rules(self) -> Rules:

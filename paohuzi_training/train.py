@@ -14,7 +14,8 @@ recipe of up to four stages, run in order by the one orchestrator of paohuzi-rec
 Checkpoints go to checkpoints/<run_name>__<seed>/ (latest.pt, final.pt), TensorBoard logs to
 runs/<run_name>__<seed>. Ctrl-C (or SIGTERM) saves latest.pt and stops; --resume PATH
 continues from it (the PPO stage alone: the stages before it are done). --ray [ADDRESS] puts
-the rollout workers on Ray (same as ray=ADDRESS).
+the workers on Ray: the rollout workers as actors, the clone's demonstrations and the
+evaluations as tasks (same as ray=ADDRESS; paohuzi_training.cluster).
 """
 
 from __future__ import annotations
@@ -116,8 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--trust-checkpoint", action="store_true",
                    help="resume even from a file that needs arbitrary pickled objects (can run code)")
     p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                   help="rollout workers as Ray actors: on a Ray instance started here, or on the "
-                        "cluster at ADDRESS (auto, ray://host:10001); same as ray=ADDRESS")
+                   help="rollout workers as Ray actors, demonstrations and evaluations as Ray "
+                        "tasks: on a Ray instance started here, or on the cluster at ADDRESS "
+                        "(auto, ray://host:10001); same as ray=ADDRESS")
     p.add_argument("overrides", nargs="*", help="key=value config overrides")
     a = p.parse_args(argv)
     from .nets.checkpoint import load_checkpoint

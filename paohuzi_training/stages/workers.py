@@ -8,7 +8,10 @@ and a copy of the policy, and returns a batch per request. Every worker's genera
 every worker's stream.
 
 Ray: after every update the learner (this process, unchanged) puts the new weights into Ray's
-object store once; every actor reads that one object. The same code runs on a Ray instance it
+object store once; every actor reads that one object. The actors play the batches the local
+workers would (the same generators, one torch thread each; a lone actor on the learner's threads
+and never overlapping an update, as the lone in-process worker), so a run's numbers follow its
+number of workers, not where they run. The same code runs on a Ray instance it
 starts on this machine (``--ray``) and on any cluster by address (``--ray auto``,
 ``--ray ray://head:10001``); the cluster's nodes need this package installed
 (``pip install -e '.[train,ray]'``). Failures: actors restart on their own
