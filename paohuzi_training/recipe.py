@@ -34,7 +34,7 @@ the clone's demonstrations and the evaluation's deals as Ray tasks, PPO's rollou
 actors. With no address it starts a Ray instance on this machine; ``--ray auto`` or
 ``--ray ray://head:10001`` joins a cluster (its nodes need this package and, for the evaluation,
 the run folder: a shared file system). The jobs are those of local processes, so the run gives the
-same labels, network and evaluation; the stages' folders record the address, and a run may
+same labels, network and evaluation; the network stages' records keep the address, and a run may
 continue with or without Ray.
 
 The recipe file (``configs/recipes/*.yaml``) holds ``name``, ``rules``, ``seed``, optionally
