@@ -39,11 +39,20 @@ def ray_module() -> Any:
 
 def connect(address: str, log: Callable[..., Any] = print) -> int:
     """Join (or start, for ``local``) the Ray instance at ``address`` unless this process is
-    connected already; returns the cluster's CPU count."""
+    connected already; returns the cluster's CPU count.
+
+    Raises:
+        ValueError: Ray is not installed, or no Ray instance answers at ``address``.
+    """
     ray = ray_module()
     if not ray.is_initialized():
-        ray.init(address=None if address == "local" else address, include_dashboard=False,
-                 configure_logging=False, log_to_driver=True)
+        try:
+            ray.init(address=None if address == "local" else address, include_dashboard=False,
+                     configure_logging=False, log_to_driver=True)
+        except (ConnectionError, RuntimeError) as e:
+            raise ValueError(f"--ray {address}: could not join a Ray instance there ({e}); an "
+                             "address is auto (the cluster of `ray start` on this machine), "
+                             "ray://HOST:10001 or HOST:6379; no address starts Ray here") from None
         cpus = int(ray.cluster_resources().get("CPU", 1))
         log(f"Ray: {'a local instance' if address == 'local' else address}, {cpus} CPU(s), "
             f"{len(ray.nodes())} node(s)")
