@@ -217,13 +217,18 @@ def test_a_round_of_expert_iteration_starts_from_its_network(tmp_path, capsys):
     assert capsys.readouterr().out.count("), skipped") == 3
 
 
-def test_bad_starts(tmp_path, capsys):
+def _refused(tmp_path, capsys):
+    """``fails(recipe) -> stderr``: the recipe written to a file is refused (exit 2)."""
     def fails(recipe: dict) -> str:
         path = tmp_path / "r.yaml"
         path.write_text(yaml.safe_dump(recipe))
         assert main([str(path), "--out", str(tmp_path / "o")]) == 2
         return capsys.readouterr().err
+    return fails
 
+
+def test_bad_starts(tmp_path, capsys):
+    fails = _refused(tmp_path, capsys)
     good = yaml.safe_load((ROOT / "configs" / "history" / "recipes" / "gen3-huaihua.yaml").read_text())
     assert "start must name a network checkpoint file" in fails({**good, "start": "nope.pt"})
     no_start = {**{k: v for k, v in good.items() if k != "start"}, "clone": {"bc_steps": 100}}
@@ -274,12 +279,7 @@ def test_transfer_recipes_differ_only_in_their_rules_seed_and_length():
 
 
 def test_bad_transfers(tmp_path, capsys):
-    def fails(recipe: dict) -> str:
-        path = tmp_path / "r.yaml"
-        path.write_text(yaml.safe_dump(recipe))
-        assert main([str(path), "--out", str(tmp_path / "o")]) == 2
-        return capsys.readouterr().err
-
+    fails = _refused(tmp_path, capsys)
     good = yaml.safe_load((ROOT / "configs/recipes/classic.yaml").read_text())
     assert "unknown zoo name 'nope'" in fails({**good, "start": "zoo:nope"})
     assert "PPO starts from the recipe's start" in fails({k: v for k, v in good.items()
