@@ -150,8 +150,9 @@ class DMCConfig:
     """Samples an actor gathers (of finished hands) before it sends them to the learner."""
     torch_threads: int = 1
     """Torch threads of each process (learner and actors)."""
-    snapshot_minutes: tuple[int, ...] = (10, 20, 30, 60)
-    """Write ``snapshot-MMmin.safetensors`` once the run has trained this many minutes."""
+    snapshot_minutes: tuple[float, ...] = (10, 20, 30, 60)
+    """Write ``snapshot-MMmin.safetensors`` once the run has trained this many minutes (a
+    fraction of a minute is named as it is: ``snapshot-0.5min``)."""
     save_minutes: float = 5.0
     """Write ``state.pt`` this often (and at the end, and when stopped)."""
     log_seconds: float = 30.0
@@ -195,6 +196,13 @@ def check_config(cfg: DMCConfig) -> Rules:
     if any(m <= 0 for m in cfg.snapshot_minutes):
         raise ValueError(f"snapshot_minutes must be positive, got {cfg.snapshot_minutes}")
     return get_rules(cfg.rules)
+
+
+def snapshot_name(minutes: float) -> str:
+    """The file of the snapshot after ``minutes``: ``snapshot-10min.safetensors`` for whole
+    minutes, ``snapshot-0.5min.safetensors`` otherwise."""
+    m = float(minutes)
+    return f"snapshot-{int(m):02d}min.safetensors" if m.is_integer() else f"snapshot-{m:g}min.safetensors"
 
 
 def epsilon_at(cfg: DMCConfig, step: int) -> float:
@@ -505,7 +513,7 @@ class Progress:
     """Wall clock trained, across resumed runs."""
     starts: int = 0
     """Times the run was started (each start's actors draw their own streams)."""
-    snapshots: list[int] = field(default_factory=list)
+    snapshots: list[float] = field(default_factory=list)
     """The ``snapshot_minutes`` already written."""
 
 
@@ -559,7 +567,7 @@ def train(cfg: DMCConfig, out: str | Path) -> Path | None:
         optimizer.load_state_dict(state["optimizer"])
         run = Progress(int(state["global_step"]), int(state["updates"]), int(state["hands"]),
                        float(state["train_seconds"]), int(state["starts"]),
-                       [int(m) for m in state["snapshots"]])
+                       [float(m) for m in state["snapshots"]])
         print(f"dmc: continuing {out} at step {run.global_step:,} "
               f"({run.train_seconds / 60:.1f} min trained)", flush=True)
     final = out / "final.safetensors"
@@ -647,7 +655,7 @@ def train(cfg: DMCConfig, out: str | Path) -> Path | None:
             while True:
                 for m in cfg.snapshot_minutes:
                     if m not in run.snapshots and elapsed() >= m * 60:
-                        export_policy(model, cfg, rules, out / f"snapshot-{m:02d}min.safetensors",
+                        export_policy(model, cfg, rules, out / snapshot_name(m),
                                       global_step=run.global_step, train_seconds=elapsed())
                         run.snapshots.append(m)
                 if budget_spent():
@@ -812,7 +820,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[DMCConfig, Path]:
         default = f.default
         help_text = f"{docs.get(f.name, '')} (default: {default})"
         if isinstance(default, tuple):
-            parser.add_argument(flag, type=int, nargs="*", default=list(default), help=help_text)
+            parser.add_argument(flag, type=float, nargs="*", default=list(default), help=help_text)
         elif isinstance(default, bool):
             parser.add_argument(flag, type=_boolean, default=default, metavar="{true,false}",
                                 help=help_text)
