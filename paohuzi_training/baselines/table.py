@@ -160,9 +160,12 @@ def _export_point(run: Run, frac: float, train_dir: Path) -> None:
     from ..nets.checkpoint import export_policy
 
     src = newest_network(train_dir)
-    if src is None:
-        run.notes.append(f"no network yet at {point_minutes(run.minutes, frac)} min")
-        run.write()
+    if src is None:  # the point is taken as soon as there is one (its seconds say when)
+        note = (f"no network yet at {point_minutes(run.minutes, frac):g} min: that point is the "
+                "first network written after it")
+        if note not in run.notes:
+            run.notes.append(note)
+            run.write()
         return
     name = point_name(point_minutes(run.minutes, frac)) + ".safetensors"
     for _ in range(3):  # the trainer may replace the file while it is read: read it again
@@ -227,7 +230,7 @@ def watch(run: Run, cmd: Sequence[str], cwd: Path, train_dir: Path, grace_s: flo
 def _read_yaml(path: Path) -> dict[str, Any]:
     from ..config import read_yaml_mapping
 
-    return read_yaml_mapping(str(path))
+    return read_yaml_mapping(path, "config", CONFIGS)
 
 
 def run_recipe(run: Run, config: Path | None) -> None:
