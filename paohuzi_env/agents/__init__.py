@@ -10,7 +10,9 @@ the compiled core, no torch: :class:`~paohuzi_env.agents.network.NetworkAgent`),
 :func:`register_agent` or from installed packages through the ``paohuzi.agents`` entry-point
 group; this project's trainer declares ``checkpoint`` (``checkpoint:PATH``, a trained PPO
 policy; needs the ``train`` extra) and :mod:`paohuzi_env.envs.rllib` declares ``rllib``
-(``rllib:PATH``, an RLlib checkpoint; needs the ``rllib`` extra).
+(``rllib:PATH``, an RLlib checkpoint; needs the ``rllib`` extra) and
+:mod:`paohuzi_env.envs.mlp_policy` declares ``mlp`` (``mlp:PATH``, an MLP policy exported from
+another library as ``.safetensors`` + sidecar, played with numpy).
 """
 
 from __future__ import annotations

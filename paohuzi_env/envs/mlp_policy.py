@@ -195,5 +195,6 @@ def load_mlp_policy(path: str | Path, seed: Any = None,
                          f"({meta.get('obs_version')}); it plays only those, not {target.name!r} "
                          f"({obs_version(target)})")
     tensors = read_safetensors(path)
-    layers = _check_layers(tensors, own, meta.get("activation"), meta.get("play"), f"mlp:{path}")
+    layers = _check_layers(tensors, own, str(meta.get("activation")), str(meta.get("play")),
+                           f"mlp:{path}")
     return MLPPolicyAgent(layers, meta["activation"], meta["play"], target, seed, str(path))

@@ -1,4 +1,4 @@
-"""The baseline table: every algorithm at the same wall-clock budget, then all of them on the
+r"""The baseline table: every algorithm at the same wall-clock budget, then all of them on the
 same deals (issue 64; docs/baselines.md).
 
     python -m paohuzi_training.baselines.table run ALGO --minutes 60 --out runs/baselines/ALGO --seed 1
@@ -218,7 +218,8 @@ def watch(run: Run, cmd: Sequence[str], cwd: Path, train_dir: Path, grace_s: flo
     if not stopped:
         run.notes.append(f"the trainer finished its steps after {run.elapsed():.0f} s, before "
                          "the budget; the later points are its final network")
-    run.notes.append(f"stopped at {run.elapsed():.0f} s of the {run.budget_s:.0f} s budget")
+    run.notes.append(f"{'stopped' if stopped else 'ended'} at {run.elapsed():.0f} s of the "
+                     f"{run.budget_s:.0f} s budget")
     for frac in FRACTIONS:
         if frac not in {p["fraction"] for p in run.points}:
             _export_point(run, frac, train_dir)
@@ -370,7 +371,7 @@ def run_maskable_ppo(run: Run, config: Path | None) -> None:
         sets["policy_kwargs"] = {"net_arch": list(net_arch)}
     torch_threads(run, sets.pop("torch_threads", 1))
     seeds = np.random.SeedSequence([run.seed, 64]).generate_state(n_envs)
-    fns = [functools.partial(_single_agent_env, int(s)) for s in seeds]
+    fns: list[Callable[[], Any]] = [functools.partial(_single_agent_env, int(s)) for s in seeds]
     env = SubprocVecEnv(fns) if n_envs > 1 else DummyVecEnv(fns)
     model = MaskablePPO("MlpPolicy", env, seed=run.seed, verbose=0, **sets)
 
