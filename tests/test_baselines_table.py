@@ -71,11 +71,15 @@ def test_miniature_run_plays(runs, algorithm):
 
 @pytest.mark.slow
 def test_miniature_ppo_mlp(tmp_path):
+    """More steps than the budget allows: the harness's SIGTERM stops it, it saves, and its
+    last checkpoint is the final point."""
     out = tmp_path / "ppo-mlp"
     table.train("ppo-mlp", 0.5, out, seed=1, config=ROOT / "configs" / "ppo-tiny.yaml",
-                sets=["final_eval_deals=0", "eval_every=0"])
+                sets=["final_eval_deals=0", "eval_every=0", "total_steps=100000000"])
     rec = check_run(out, "ppo-mlp", 0.5)
     assert {p["kind"] for p in rec["curve"]} == {"network"}
+    assert any(n.startswith("stopped at") for n in rec["notes"])
+    assert rec["curve"][-1]["source"].endswith("latest.pt")
 
 
 @pytest.mark.slow
@@ -98,7 +102,14 @@ def test_miniature_rllib_ppo(tmp_path):
     pytest.importorskip("ray.rllib")
     out = mini(tmp_path, "rllib-ppo", 0.5)
     rec = check_run(out, "rllib-ppo", 0.5)
-    assert {p["kind"] for p in rec["curve"]} == {"rllib"}
+    assert {p["kind"] for p in rec["curve"]} == {"mlp"}
+    # the exported policy plays as RLlib's own checkpoint does
+    final = rec["curve"][-1]
+    ours, theirs = make_agent(table.spec_of(out, final)), make_agent(f"rllib:{out / final['checkpoint']}")
+    for seed in range(5):
+        game = Game(seed=seed)
+        view = game.view(game.current_player)
+        assert ours(view) == theirs(view)
 
 
 def test_default_configs_are_the_documented_scalings():

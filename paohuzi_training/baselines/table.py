@@ -14,7 +14,7 @@ command's start (imports, Ray's start and the trainer's own stages included), an
 playable agent at 1/6, 1/3, 1/2 and all of the budget (10, 20, 30 and 60 minutes of an hour):
 ``network:`` files (``.safetensors`` + sidecar) for this project's trainers and DMC, ``mlp:``
 files (:mod:`paohuzi_env.envs.mlp_policy`: the policy net's weights, no pickle) for
-MaskablePPO and NFSP, ``rllib:`` checkpoints for RLlib. ``OUT/run.json`` records them:
+MaskablePPO, NFSP and RLlib (whose own checkpoint is kept beside it). ``OUT/run.json`` records them:
 the algorithm, library, budget, seed, each point's spec (relative to ``OUT``), steps and
 seconds. ``--set KEY=VALUE`` changes one of the algorithm's settings (the tests' miniature runs);
 ``--config`` replaces the recipe's or PPO's config file (used as it is, not scaled).
@@ -458,7 +458,8 @@ def run_nfsp(run: Run, config: Path | None) -> None:
 def run_rllib_ppo(run: Run, config: Path | None) -> None:
     """RLlib's PPO (new API stack) with its defaults (batch, minibatch, epochs, learning rate and
     env runners read from ``PPOConfig()``), one action-masking module for every seat
-    (:mod:`.rllib_ppo`), until the budget; each point an RLlib checkpoint (``rllib:``)."""
+    (:mod:`.rllib_ppo`), until the budget; each point an RLlib checkpoint and its policy exported
+    as an ``mlp:`` file (:func:`export_rllib`)."""
     import ray
     from ray.rllib.algorithms.ppo import PPOConfig
 
@@ -493,7 +494,9 @@ def run_rllib_ppo(run: Run, config: Path | None) -> None:
             for frac in run.due():
                 name = "final" if frac == 1.0 else point_name(point_minutes(run.minutes, frac))
                 _save(algo, str(run.out / name), rules, it)
-                run.add(frac, "rllib", name, steps, iterations=it)
+                export_rllib(run.out / name, run.out / f"{name}.safetensors", steps)
+                run.add(frac, "mlp", f"{name}.safetensors", steps, iterations=it,
+                        checkpoint=name)
             if run.elapsed() >= run.budget_s:
                 break
     finally:
@@ -501,6 +504,33 @@ def run_rllib_ppo(run: Run, config: Path | None) -> None:
         if started:
             ray.shutdown()
     run.notes.append(f"{settings['num_env_runners']} env runner process(es) besides the driver")
+
+
+def export_rllib(checkpoint: Path, path: Path, steps: int) -> None:
+    """Write the policy of an RLlib checkpoint that this harness just saved (its action-masking
+    module: the actor encoder's MLP, then the ``pi`` head of one linear layer) as an ``mlp:``
+    policy, greedy as the ``rllib:`` agent plays it. The table plays this file, not the
+    checkpoint: RLlib's checkpoints are read with pickle, an ``mlp:`` file is data."""
+    import torch.nn as nn
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    from paohuzi_env.envs.mlp_policy import write_mlp_policy
+    from paohuzi_env.envs.rllib import module_path
+
+    module: Any = RLModule.from_checkpoint(str(Path(module_path(str(checkpoint))).resolve()))
+    body = list(module.encoder.actor_encoder.net.mlp)
+    head = list(module.pi.net.mlp)
+    if len(head) != 1 or not isinstance(head[0], nn.Linear):
+        raise ValueError("only a pi head of one linear layer exports (head_fcnet_hiddens [])")
+    kinds = {type(m) for m in body if not isinstance(m, nn.Linear)}
+    acts = {nn.Tanh: "tanh", nn.ReLU: "relu"}
+    if len(kinds) != 1 or next(iter(kinds)) not in acts:
+        raise ValueError(f"the encoder's activations must be one of Tanh or ReLU, got {kinds}")
+    linears = [m for m in body if isinstance(m, nn.Linear)] + head
+    layers = [(m.weight.detach().cpu().numpy(), m.bias.detach().cpu().numpy()) for m in linears]
+    write_mlp_policy(path, layers, activation=acts[next(iter(kinds))], play="argmax", rules=RULES,
+                     library="ray[rllib]", algorithm="PPO", steps=steps,
+                     source={"checkpoint": checkpoint.name})
 
 
 RUNNERS: dict[str, Callable[[Run, Path | None], None]] = {
