@@ -7,6 +7,7 @@ lists, prints and gives JSON; unknown names and wrong rules are clear errors."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -21,6 +22,7 @@ from paohuzi_env import fast
 from paohuzi_env.agents import make_agent, zoo, zoo_index
 from paohuzi_env.agents.network import NetworkAgent, packaged_guide, read_safetensors
 from paohuzi_env.apps.cli import main
+from paohuzi_env.game.rules import get_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRIES = [e.name for e in zoo._all()]
@@ -37,11 +39,17 @@ def _at(data, path):
     return data
 
 
-def test_the_zoo_has_the_default_network_of_huaihua_and_yongzhou():
+PRESETS = ("classic", "hongshanzhang", "huaihua", "huaihua-468", "yongzhou", "zipai")
+TRANSFERS = ("classic", "hongshanzhang", "huaihua-468", "zipai")
+
+
+def test_the_zoo_has_a_default_network_for_every_preset():
     assert {"huaihua/gen3-r4-oracle", "yongzhou/gen3-r2"} <= set(ENTRIES)
     assert zoo.entry("huaihua").name == "huaihua/gen3-r4-oracle"
     assert zoo.entry("yongzhou").name == "yongzhou/gen3-r2"
-    assert zoo.names()[:2] == ("huaihua", "yongzhou")
+    for p in TRANSFERS:  # issue 62: the huaihua network under the preset's rules
+        assert zoo.entry(p).name == f"{p}/gen3-transfer"
+    assert zoo.names()[:6] == PRESETS
     for e in zoo._all():
         assert (e.folder / "network.json").is_file() and e.weights.is_file()
         assert e.folder.parent.parent == zoo.ZOO_DIR
@@ -148,10 +156,10 @@ def test_the_summary_rows_take_each_cards_first_figure():
 
 
 def test_unknown_names_list_the_known_ones():
-    with pytest.raises(ValueError, match=r"unknown zoo name 'nope'; known: huaihua, yongzhou, huaihua/"):
+    with pytest.raises(ValueError, match=r"unknown zoo name 'nope'; known: classic, hongshanzhang, huaihua, huaihua-468, yongzhou, zipai, classic/"):
         zoo.card("nope")
-    with pytest.raises(ValueError, match="unknown zoo name 'classic'"):
-        make_agent("zoo:classic", rules="classic")
+    with pytest.raises(ValueError, match="unknown zoo name 'classic/gen3-r2'"):
+        make_agent("zoo:classic/gen3-r2", rules="classic")
     with pytest.raises(ValueError, match="unknown zoo name ''"):
         make_agent("zoo:")
     with pytest.raises(TypeError, match="a zoo name is a string"):
@@ -194,12 +202,13 @@ def test_zoo_plays_the_same_moves_as_network_path(name):
 
 @needs_core
 def test_the_default_search_is_guided_by_the_presets_zoo_network():
-    for preset in ("huaihua", "yongzhou"):
+    for preset in PRESETS:
         assert packaged_guide(preset) == zoo.network_path(preset)
         assert make_agent("search", rules=preset).guide.path == zoo.network_path(preset)
         assert make_agent(f"search:guide=zoo:{preset}", rules=preset).guide.path == \
             zoo.network_path(preset)
-    assert packaged_guide("classic") is None
+    # a rule set with overrides has no network of its own: the unguided search
+    assert packaged_guide(dataclasses.replace(get_rules("classic"), min_huxi=9)) is None
     with pytest.raises(ValueError, match="guide must be one of auto, none, checkpoint:PATH or zoo:NAME"):
         make_agent("search:guide=expert")
 
@@ -269,7 +278,7 @@ def test_paohuzi_zoo_lists_prints_and_gives_json(capsys):
     assert main(["zoo", "--markdown"]) == 0
     assert capsys.readouterr().out == zoo.page()
     assert main(["zoo", "nope"]) == 2
-    assert "unknown zoo name 'nope'; known: huaihua, yongzhou" in capsys.readouterr().err
+    assert "unknown zoo name 'nope'; known: classic, hongshanzhang, huaihua, huaihua-468" in capsys.readouterr().err
     assert main(["zoo", "--json", "--markdown"]) == 2
     assert "give one" in capsys.readouterr().err
 

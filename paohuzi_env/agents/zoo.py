@@ -192,7 +192,7 @@ def card_markdown(name: str) -> str:
              else "")
     waits = f", wait features `{c['waits_version']}`" if a.get("wait_features") else ""
     stages = "; ".join(f"{s['stage']}: {s['wall_minutes']} min on {s['cores']} cores"
-                       for s in comp["stages"])
+                       for s in comp["stages"]) or "no stage of its own"
     lines = [f"## `{e.spec}`", "",
              f"{c['what']}. Entry `{e.name}`{named}.", "",
              f"- **Preset** `{e.preset}`; observation `{c['observation_version']}`{waits}.",
@@ -201,10 +201,11 @@ def card_markdown(name: str) -> str:
              f"- **Weights** `{w['file']}` ({w['dtype']}, {w['bytes']:,} bytes), SHA-256 "
              f"`{w['sha256']}`.",
              f"- **Made by** `{m['command']}` at commit `{m['commit']}`, starting from "
-             f"{m['started_from']}. {m['how']}.",
-             f"- **Full export** `{m['full_export']}`: {m['full_export_note']}.",
+             f"{m['started_from']}. {m['how']}.".replace("..", "."),
+             *([f"- **Full export** `{m['full_export']}`: {m['full_export_note']}."]
+               if "full_export" in m else []),
              f"- **Training compute** about {comp['cpu_hours']} CPU-hours on {comp['machine']} "
-             f"({stages}). {comp['note']}.",
+             f"({stages})." + (f" {comp['note']}." if comp.get("note") else ""),
              f"- **Exploitation** {c.get('exploitation_note', 'not measured')}."]
     dt = c.get("decision_time")
     if dt:

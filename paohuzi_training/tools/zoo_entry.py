@@ -184,7 +184,10 @@ def make_entry(run: Path | None, recipe: Path, entry: str, what: str, *, half: b
                 f"training under {preset}"},
         "compute": {"cpu_hours": round(sum(s["wall_minutes"] * s["cores"] for s in stages) / 60, 1),
                     "machine": "2 x86-64 CPU cores shared with other jobs, no GPU",
-                    "stages": stages},
+                    "stages": stages,
+                    **({"note": f"No training of its own: the network's is that of "
+                                f"{_start_name(str(source), plain=True)} (its card)"}
+                       if run is None else {})},
         "strength": _figures(results, preset) if results else [],
         "exploitation": None,
         "exploitation_note": "not measured: no best response has been trained against this network",
