@@ -86,7 +86,7 @@ def test_miniature_ppo_mlp(tmp_path):
 def test_miniature_recipe(tmp_path):
     import yaml
 
-    recipe = yaml.safe_load((table.CONFIGS / "recipe-60min.yaml").read_text(encoding="utf-8"))
+    recipe = yaml.safe_load((table.CONFIGS / "recipes" / "recipe-60min.yaml").read_text(encoding="utf-8"))
     for stage, overrides in recipe.pop("smoke").items():  # the recipe's own miniature
         recipe.setdefault(stage, {}).update(overrides)
     config = tmp_path / "tiny-recipe.yaml"
@@ -122,7 +122,8 @@ def test_default_configs_are_the_documented_scalings():
     def load(p):
         return yaml.safe_load(Path(p).read_text(encoding="utf-8"))
 
-    quick, ours = load(ROOT / "configs/recipes/quickstart.yaml"), load(table.CONFIGS / "recipe-60min.yaml")
+    quick = load(ROOT / "configs/recipes/quickstart.yaml")
+    ours = load(table.CONFIGS / "recipes" / "recipe-60min.yaml")
     assert ours["ppo"].pop("total_steps") == 6_600_000 and ours["ppo"].pop("kl_decay_steps") == 4_400_000
     assert ours["ppo"].pop("save_minutes") == 1
     for k in ("total_steps", "kl_decay_steps", "save_minutes"):

@@ -231,7 +231,7 @@ def test_check_labels_knows_which_searches_play_every_action(tmp_path):
     from paohuzi_training.stages.label import plays_every_action
 
     assert plays_every_action("search:guide=none", "huaihua")
-    assert plays_every_action("search", "classic")  # no packaged guide there
+    assert not plays_every_action("search", "classic")  # guided there too (issue 62)
     assert plays_every_action("search:impl=python", "huaihua")
     assert not plays_every_action("search", "huaihua")
     assert not plays_every_action("search:guide=none,top=2", "huaihua")

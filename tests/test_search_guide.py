@@ -84,10 +84,14 @@ def test_the_packaged_guide_is_the_named_networks_actor(rules):
     assert make_agent("search", rules=rules).guide.path == path
 
 
-def test_only_huaihua_and_yongzhou_have_a_packaged_guide():
-    # only a preset's own rules have one, and only huaihua and yongzhou so far
+def test_only_a_presets_own_rules_have_a_packaged_guide():
+    # every preset has one (issue 62: the other four by the huaihua network transferred); a rule
+    # set with overrides has none
     assert packaged_guide(dataclasses.replace(get_rules("huaihua"), min_huxi=10)) is None
-    assert packaged_guide("classic") is None and make_agent("search", rules="classic").guide is None
+    overridden = dataclasses.replace(get_rules("classic"), min_huxi=9)
+    assert packaged_guide(overridden) is None and make_agent("search", rules=overridden).guide is None
+    for preset in ("huaihua-468", "classic", "zipai", "hongshanzhang"):
+        assert make_agent("search", rules=preset).guide.path == packaged_guide(preset)
     assert make_agent("search:guide=none").guide is None
     assert make_agent("search:impl=python").guide is None  # the reference has none
 

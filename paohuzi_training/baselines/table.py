@@ -6,7 +6,7 @@ same deals (issue 64; docs/baselines.md).
         --curve-deals 1000 --seed SEED --out docs/results/baselines.json
 
 ``ALGO`` is one of :data:`ALGORITHMS`: ``recipe`` (this project's recipe scaled to the budget,
-``configs/baselines/recipe-60min.yaml``), ``ppo-mlp`` (its plain MLP PPO,
+``configs/baselines/recipes/recipe-60min.yaml``), ``ppo-mlp`` (its plain MLP PPO,
 ``configs/baselines/ppo-mlp-60min.yaml``), ``dmc`` (:mod:`.dmc`), ``nfsp`` (OpenSpiel's NFSP),
 ``maskable-ppo`` (sb3-contrib's MaskablePPO through ``SingleAgentEnv``) and ``rllib-ppo`` (RLlib's
 PPO, multi-agent self-play). ``run`` trains for ``--minutes`` of wall clock, counted from the
@@ -240,7 +240,7 @@ def run_recipe(run: Run, config: Path | None) -> None:
     ``minutes / 60`` (a ``--config`` is used as it is)."""
     import yaml
 
-    recipe = _read_yaml(config or CONFIGS / "recipe-60min.yaml")
+    recipe = _read_yaml(config or CONFIGS / "recipes" / "recipe-60min.yaml")
     if config is None:
         scale = run.minutes / CONFIG_MINUTES
         ppo = recipe.setdefault("ppo", {})
