@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from paohuzi_env.agents.records import read_json_record
+
 ALGORITHMS = ("recipe", "ppo-mlp", "dmc", "nfsp", "maskable-ppo", "rllib-ppo")
 """The algorithms of the table, in its order."""
 LIBRARIES = {
@@ -580,12 +582,7 @@ def read_run(folder: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ValueError(f"{folder} is not a baseline run: it has no {MANIFEST} (make one with "
                          "`python -m paohuzi_training.baselines.table run ALGO --out DIR`)")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path} is not readable JSON: {e}") from None
-    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
-        raise ValueError(f"{path} is not a baseline run record (format {MANIFEST_FORMAT})")
+    data = read_json_record(path, "the run record", "a baseline run record", MANIFEST_FORMAT)
     if data.get("algorithm") not in ALGORITHMS:
         raise ValueError(f"{path}: algorithm must be one of {', '.join(ALGORITHMS)}, "
                          f"got {data.get('algorithm')!r}")
