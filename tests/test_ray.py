@@ -75,7 +75,7 @@ def test_labels_and_evaluation_as_ray_tasks_are_those_of_local_processes(cluster
     # tasks read it from this process's folder)
     monkeypatch.chdir(ROOT)
     args = dict(deals=8, seed=7, progress=False)
-    got = [evaluate("checkpoint:checkpoints/shipped/distilled.pt", "expert", workers=w,
+    got = [evaluate("checkpoint:checkpoints/shipped/distilled.safetensors", "expert", workers=w,
                     ray=where, **args) for w, where in ((1, ""), (2, "local"))]
     for res in got:
         res.pop("wall_seconds")
