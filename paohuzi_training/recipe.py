@@ -19,6 +19,11 @@ The stages, in order, each in its own folder of the run folder ``DIR`` (default
 6. ``export`` — the network as ``export/<name>.safetensors`` + ``.json`` (``network:`` and
    ``checkpoint:`` both read it).
 
+A recipe may list its stages (``stages: [...]``). The evaluation and the export read PPO's
+network, else (a round without PPO: ``[labels, distill, evaluate, export]``) the distillation's,
+else the recipe's ``start``; without the distillation, PPO starts from ``start`` (a transfer:
+``[ppo, evaluate, export]``).
+
 Each stage writes ``<stage>/stage.json``: the settings it ran with, the SHA-256 of the files it
 was made from, the seed, whether it is complete and its wall clock (summed over the runs that
 worked on it, kept up to date while it runs). A complete stage whose settings and inputs are
@@ -300,6 +305,9 @@ def load_recipe(path: str | os.PathLike[str], smoke: bool = False,
     if "ppo" in order and "distill" not in order and not start:
         raise ValueError(f"recipe {path}: without the distill stage, PPO starts from the recipe's "
                          "start: name it (start: PATH or zoo:NAME)")
+    if {"evaluate", "export"} & set(order) and not {"ppo", "distill"} & set(order) and not start:
+        raise ValueError(f"recipe {path}: the evaluate and export stages read PPO's network, else "
+                         "the distillation's, else the recipe's start: name one of them")
     recipe = Recipe(str(data["name"]), str(data["rules"]), int(base_seed), network, stages,
                     str(p), start, order)
     _check_recipe(recipe)
@@ -323,7 +331,9 @@ def _check_recipe(r: Recipe) -> None:
             trainer_config(r, stage)
         except ValueError as e:
             raise ValueError(f"{where} {stage}: {e}") from None
-    label_config(r).check()
+    # a start of another preset guides as a transfer (its observation is checked by the stage
+    # that writes it): the other settings are checked with the unguided search
+    _with_guide(r, label_config(r), "guide=none").check()
     ev = r.stages["evaluate"]
     opponents = ev.get("opponents", ["expert"])
     if not isinstance(opponents, list) or not opponents or \
@@ -399,6 +409,17 @@ def trainer_config(r: Recipe, stage: str) -> Any:
     return flat.distill if stage == "distill" else flat.ppo
 
 
+def _final(r: Recipe) -> str:
+    """The network the evaluation and the export read: PPO's, else the distillation's (a round
+    of expert iteration without PPO: ``stages: [labels, distill, evaluate, export]``), else the
+    recipe's ``start`` (a recipe that ships its start under its own rules)."""
+    if "ppo" in r.order:
+        return _ckpt("ppo", r.seed)
+    if "distill" in r.order:
+        return _ckpt("distill", r.seed)
+    return r.start
+
+
 def _start(r: Recipe, stage: str) -> str:
     """The network a network stage starts from: the distillation from the recipe's ``start`` or
     the clone, PPO from the distilled network (from ``start`` in a recipe without distill)."""
@@ -448,6 +469,8 @@ def _inputs(r: Recipe, stage: str) -> dict[str, str]:
     names = STAGE_INPUTS[stage]
     if stage == "ppo" and "distill" not in r.order:
         names = [_start(r, stage)]
+    if stage in ("evaluate", "export") and "ppo" not in r.order:
+        names = ["distill" if "distill" in r.order else r.start]
     for name in names:
         path = _outputs(r).get(name, name)
         if not Path(path).exists():
@@ -546,10 +569,46 @@ def read_record(stage: str) -> dict[str, Any] | None:
 # ---------------------------------------------------------------------- the stages
 
 
+def _with_guide(r: Recipe, cfg, guide: str):
+    """``cfg`` (the labels' settings) with its guide, when that is the recipe's start trained
+    under another preset, replaced by ``guide`` (a search option); ``cfg`` itself when the
+    guide is not such a start."""
+    if not r.start:
+        return cfg
+    start = f"guide=checkpoint:{Path(r.start).with_suffix('.safetensors')}"
+    head, _, opts = cfg.search.partition(":")
+    if start not in opts.split(","):
+        return cfg
+    from .nets.checkpoint import checkpoint_rules, load_checkpoint
+
+    if checkpoint_rules(load_checkpoint(r.start)).name == r.rules:
+        return cfg
+    opts = ",".join(guide if o == start else o for o in opts.split(","))
+    return dataclasses.replace(cfg, search=f"{head}:{opts}")
+
+
+def _transferred_guide(r: Recipe, cfg, log):
+    """``cfg`` with a guide that is the recipe's start trained under another preset (the same
+    observation) replaced by the start as a transfer to the recipe's rules, written beside the
+    labels (``labels/guide-<rules>.safetensors``: the same tensors, its sidecar naming the
+    recipe's rules), since the search plays a network only under the rules it names."""
+    out = Path("labels") / f"guide-{r.rules}.safetensors"
+    got = _with_guide(r, cfg, f"guide=checkpoint:{out.resolve()}")
+    if got is cfg:
+        return cfg
+    from .nets.checkpoint import transfer_policy
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    transfer_policy(r.start, out, r.rules)
+    log(f"labels: the guide is the start as a transfer to {r.rules!r}: {out}")
+    return got
+
+
 def _run_labels(r: Recipe, log) -> dict[str, Any]:
     from .stages import label
 
-    res = label.run(label_config(r), label.LabelInputs(
+    cfg = _transferred_guide(r, label_config(r), log)
+    res = label.run(cfg, label.LabelInputs(
         Path("labels"), r.stages["labels"].get("workers") or None, ray=r.ray), log)
     return {"labels_this_run": res["labels"]}
 
@@ -605,7 +664,7 @@ def _run_evaluate(r: Recipe, log) -> dict[str, Any]:
     res = evaluate.run(evaluate.EvalConfig(opponents=ev.get("opponents", ["expert"]),
                                            deals=ev.get("deals", 1000), seed=ev.get("seed", 0),
                                            rules=r.rules, workers=ev.get("workers"), ray=r.ray),
-                       evaluate.EvalInputs(Path(_ckpt("ppo", r.seed)), Path("evaluate").resolve()), log)
+                       evaluate.EvalInputs(Path(_final(r)), Path("evaluate").resolve()), log)
     return {"results": res["results"]}
 
 
@@ -613,7 +672,7 @@ def _run_export(r: Recipe, log) -> dict[str, Any]:
     from .stages import export
 
     export.run(export.ExportConfig(), export.ExportInputs(
-        Path(_ckpt("ppo", r.seed)), Path(f"export/{r.name}.safetensors").resolve()), log)
+        Path(_final(r)), Path(f"export/{r.name}.safetensors").resolve()), log)
     return {}
 
 

@@ -238,37 +238,70 @@ def test_bad_starts(tmp_path, capsys):
     assert "the .safetensors beside start" in fails({**good, "start": str(lone)})
 
 
-TRANSFERS = ("huaihua-468", "classic", "zipai", "hongshanzhang")
+TRANSFERS = ("huaihua-468", "hongshanzhang")
+ROUNDS = ("classic", "zipai")
 
 
 def test_a_transfer_recipe_starts_ppo_from_a_zoo_network_under_its_own_rules(tmp_path, capsys):
     """Issue 62: ``start: zoo:huaihua`` and ``stages: [ppo, evaluate, export]``: PPO starts from
-    the huaihua network under classic (the same observation), the zoo file among its inputs;
-    the export plays classic. Run again, every stage is skipped."""
+    the huaihua network under hongshanzhang (the same observation), the zoo file among its
+    inputs; the export plays hongshanzhang. Run again, every stage is skipped."""
     out = tmp_path / "run"
-    args = [str(ROOT / "configs/recipes/classic.yaml"), "--smoke", "--out", str(out)]
+    args = [str(ROOT / "configs/recipes/hongshanzhang.yaml"), "--smoke", "--out", str(out)]
     assert main(args) == 0
     log = capsys.readouterr().out
     start = zoo.network_path("huaihua")
-    assert f"start {start}: trained under rules 'huaihua'; a transfer to 'classic'" in log
+    assert f"start {start}: trained under rules 'huaihua'; a transfer to 'hongshanzhang'" in log
     rec = _records(out)
     assert sorted(rec) == ["evaluate", "export", "ppo"]
     assert rec["ppo"]["settings"]["start"] == str(start)
     assert list(rec["ppo"]["inputs"]) == [str(start)]
-    exported = load_checkpoint(out / "export" / "classic.safetensors")
-    assert exported["rules"]["name"] == "classic"
+    exported = load_checkpoint(out / "export" / "hongshanzhang.safetensors")
+    assert exported["rules"]["name"] == "hongshanzhang"
     assert main(args) == 0
     assert capsys.readouterr().out.count("), skipped") == 3
     assert main([*args, "--stages", "labels"]) == 2
     assert "this recipe's stages are ppo, evaluate, export" in capsys.readouterr().err
 
 
+def test_a_round_under_another_preset_ships_its_distilled_network(tmp_path, capsys):
+    """Issue 62: ``start: zoo:huaihua`` with ``stages: [labels, distill, evaluate, export]`` under
+    zipai: the search guided by the start labels zipai hands, the distillation starts from the
+    start, and with no PPO the evaluation and the export read the distilled network. Run again,
+    every stage is skipped."""
+    out = tmp_path / "run"
+    args = [str(ROOT / "configs/recipes/zipai.yaml"), "--smoke", "--out", str(out)]
+    assert main(args) == 0
+    start = zoo.network_path("huaihua")
+    rec = _records(out)
+    assert sorted(rec) == ["distill", "evaluate", "export", "labels"]
+    assert f"guide=checkpoint:{start}," in rec["labels"]["settings"]["search"]
+    # the search plays the start under zipai's rules: a copy whose sidecar names them
+    guide = out / "labels" / "guide-zipai.safetensors"
+    labels = json.loads((out / "labels" / "labels.json").read_text())["config"]
+    assert labels["rules"] == "zipai" and f"guide=checkpoint:{guide}" in labels["search"]
+    copy = load_checkpoint(guide)
+    assert copy["rules"]["name"] == "zipai" and copy["transfer_from"]["rules"] == "huaihua"
+    assert guide.read_bytes() == start.read_bytes()
+    assert rec["distill"]["settings"]["start"] == str(start)
+    distilled = "distill/checkpoints/distill__1/final.pt"
+    assert list(rec["evaluate"]["inputs"]) == [distilled] == list(rec["export"]["inputs"])
+    exported = load_checkpoint(out / "export" / "zipai.safetensors")
+    assert exported["rules"]["name"] == "zipai"
+    trained = load_checkpoint(out / distilled)
+    assert all(torch.equal(trained["model"][k].float(), v.float()) for k, v in exported["model"].items()
+               if k in trained["model"])
+    assert json.loads((out / "evaluate" / "vs-expert.json").read_text())["deals"] == 12
+    assert main(args) == 0
+    assert capsys.readouterr().out.count("), skipped") == 4
+
+
 def test_transfer_recipes_differ_only_in_their_rules_seed_and_length():
-    """The four transfer recipes: the same network, start and PPO but for the length (classic,
-    the one whose start was weakest, trains longest); each its own rules and test seed."""
+    """The PPO transfer recipes: the same network, start and PPO but for the length; each its own
+    rules and test seed."""
     rs = [load_recipe(ROOT / f"configs/recipes/{p}.yaml") for p in TRANSFERS]
     assert [r.rules for r in rs] == list(TRANSFERS)
-    assert len({r.stages["evaluate"]["seed"] for r in rs}) == 4
+    assert len({r.stages["evaluate"]["seed"] for r in rs}) == len(rs)
     assert all(r.order == ("ppo", "evaluate", "export") for r in rs)
     assert all(r.start == str(zoo.network_path("huaihua")) for r in rs)
     steps = ("total_steps", "kl_decay_steps")
@@ -278,14 +311,29 @@ def test_transfer_recipes_differ_only_in_their_rules_seed_and_length():
         assert r.stages["ppo"]["kl_decay_steps"] * 2 == r.stages["ppo"]["total_steps"]
 
 
+def test_round_recipes_differ_only_in_their_rules_and_seeds():
+    """The rounds of expert iteration under classic and zipai: labels from the search guided by
+    zoo:huaihua under the preset's rules, then distillation, with no PPO; the same settings
+    but for the rules and the test seed."""
+    rs = [load_recipe(ROOT / f"configs/recipes/{p}.yaml") for p in ROUNDS]
+    assert all(r.order == ("labels", "distill", "evaluate", "export") for r in rs)
+    assert all(r.start == str(zoo.network_path("huaihua")) for r in rs)
+    assert len({r.stages["evaluate"]["seed"] for r in rs}) == len(rs)
+    for r in rs:
+        assert r.stages["labels"]["search"] == f"search:guide=checkpoint:{r.start}"
+    assert rs[0].stages["distill"] == rs[1].stages["distill"] and rs[0].network == rs[1].network
+
+
 def test_bad_transfers(tmp_path, capsys):
     fails = _refused(tmp_path, capsys)
-    good = yaml.safe_load((ROOT / "configs/recipes/classic.yaml").read_text())
+    good = yaml.safe_load((ROOT / "configs/recipes/hongshanzhang.yaml").read_text())
     assert "unknown zoo name 'nope'" in fails({**good, "start": "zoo:nope"})
     assert "PPO starts from the recipe's start" in fails({k: v for k, v in good.items()
                                                           if k != "start"})
     assert "stages must be a list of stages" in fails({**good, "stages": ["ppo", "play"]})
     assert "stages must be a list of stages" in fails({**good, "stages": "ppo"})
+    assert "the evaluate and export stages read PPO's network" in fails(
+        {**{k: v for k, v in good.items() if k != "start"}, "stages": ["evaluate", "export"]})
     # a yongzhou network (observation v2) cannot start a huaihua run (v1)
     wrong = {**good, "rules": "huaihua", "start": "zoo:yongzhou"}
     path = tmp_path / "w.yaml"
@@ -380,4 +428,4 @@ def test_every_committed_recipe_loads(path, monkeypatch):
     (their starts and guides are committed files, read from the repository root)."""
     monkeypatch.chdir(ROOT)
     r = load_recipe(path)
-    assert r.name and r.stages["ppo"]
+    assert r.name and all(r.stages[s] for s in ("ppo", "distill") if s in r.order)

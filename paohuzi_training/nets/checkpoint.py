@@ -328,6 +328,31 @@ POLICY_KEYS = ("model", "config", "rules", "global_step", "iteration", "train_se
                "eval_history")
 
 
+def transfer_policy(src: str | Path, dst: str | Path, rules: str, *, half: bool = False,
+                    name: str = "") -> Path:
+    """``src`` (a checkpoint or exported policy) exported to ``dst`` (``.safetensors``, actor
+    only) to play under the preset ``rules``: where it was trained under another preset with the
+    same observation, its sidecar names ``rules`` (and ``transfer_from`` the preset and
+    ``name``, default ``src``, it came from), an untrained transfer; the tensors are unchanged.
+
+    Raises:
+        ValueError: ``rules`` produce another observation than the network reads (checked before
+            anything is written).
+    """
+    own = checkpoint_rules(load_checkpoint(src))
+    want = obs_version(get_rules(rules))
+    if obs_version(own) != want:
+        raise ValueError(f"{src} reads {obs_version(own)}; rules {rules!r} produce {want}")
+    dst = export_policy(src, dst, actor_only=True, half=half)
+    if own.name != rules:
+        side = json.loads(sidecar_path(dst).read_text(encoding="utf-8"))
+        side.update(rules={"name": rules, "overrides": {}}, eval_history=[],
+                    transfer_from={"rules": own.name, "network": name or str(src)})
+        write_atomic(sidecar_path(dst),
+                     (json.dumps(side, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
+    return dst
+
+
 def export_policy(src: str | Path, dst: str | Path, prior_weight: float | None = None,
                   *, trust: bool | None = None, actor_only: bool = False,
                   half: bool = False) -> Path:

@@ -7,7 +7,7 @@
 (``export/<name>.safetensors``) becomes ``paohuzi_env/zoo/<rules>/<NAME>/``:
 
 * ``network.safetensors`` and ``network.json`` — the actor only (``--half``: stored as float16,
-  half the size, read back as float32; :func:`paohuzi_training.nets.checkpoint.export_policy`);
+  half the size, read back as float32; :func:`paohuzi_training.nets.checkpoint.transfer_policy`);
 * ``card.json`` — the card (:mod:`paohuzi_env.agents.zoo`): the architecture and parameter count
   read from the tensors, the recipe and commit that made it, the compute of each stage from the
   run's ``stage.json`` records, and, once measured, the strength and decision time.
@@ -36,7 +36,7 @@ from paohuzi_env.agents.zoo_index import entry as zoo_entry
 from paohuzi_env.encode.observation import obs_version
 from paohuzi_env.game.rules import get_rules
 
-from ..nets.checkpoint import export_policy
+from ..nets.checkpoint import transfer_policy
 
 FIGURES = {  # key in the results file: (candidate, against, note)
     "network_vs_expert": ("network", "expert", None),
@@ -131,21 +131,15 @@ def make_entry(run: Path | None, recipe: Path, entry: str, what: str, *, half: b
     else:
         source = network
     meta = read_sidecar(source)
-    own = meta["rules"]["name"]
-    preset = rules or own
+    preset = rules or meta["rules"]["name"]
     want = obs_version(get_rules(preset))
     if meta.get("obs_version") != want:  # before anything is written
         raise ValueError(f"{source} reads {meta.get('obs_version')}; rules {preset!r} produce {want}")
     folder = zoo / preset / entry
     folder.mkdir(parents=True, exist_ok=True)
-    weights = folder / WEIGHTS
-    export_policy(source, weights, actor_only=True, half=half)
+    weights = transfer_policy(source, folder / WEIGHTS, preset, half=half,
+                              name=_start_name(str(source), plain=True))
     side = json.loads(weights.with_suffix(".json").read_text(encoding="utf-8"))
-    if preset != own:
-        side.update(rules={"name": preset, "overrides": {}}, eval_history=[],
-                    transfer_from={"rules": own, "network": _start_name(str(source), plain=True)})
-        weights.with_suffix(".json").write_text(json.dumps(side, indent=1, ensure_ascii=False) + "\n",
-                                                encoding="utf-8")
     tensors = read_safetensors(weights)
     net = side["network"]
     blob = weights.read_bytes()
