@@ -16,13 +16,18 @@ import safetensors.numpy
 from safetensors import safe_open
 
 from paohuzi_env.agents.network import read_safetensors
+from tests.removed import COMMIT, at_commit, restore
+from tests.removed import RECORDED as REMOVED
 
 ROOT = Path(__file__).resolve().parents[1]
 
 # file: (tensors, parameters, SHA-256 of the tensors read). Computed with the hand-written parser
 # that read these files before the safetensors package did, and checked equal to its arrays byte for
 # byte then; the digest is over the sorted names, each name's shape (JSON) and float32 bytes.
-# (The exploiters and the league networks left the tree after commit 0310807, and this list with them.)
+# (The exploiters and the league networks left the tree after commit 0310807, and this list with them.
+# Generation 3's full exports and the shipped pure-network and yongzhou-residual left HEAD after
+# commit ecba453 and stay listed: they are read from that commit where the history is at hand,
+# and the bytes of each are checked against tests/fixtures/removed_at_ecba453.json.)
 COMMITTED = {
     "checkpoints/gen3/huaihua-r1.safetensors":
         (18, 1828542, "184a0c2a6f151e5439236ff6962ca3ce0dc51b3ce49d003a0c8a885402448f83"),
@@ -73,10 +78,13 @@ def _digest(tensors: dict[str, np.ndarray]) -> str:
 
 
 @pytest.mark.parametrize("name", sorted(COMMITTED))
-def test_each_committed_network_reads_to_the_same_tensors(name):
+def test_each_committed_network_reads_to_the_same_tensors(name, tmp_path):
     path = ROOT / name
     if not path.is_file():
-        pytest.skip(f"{name} is not in this tree")
+        assert name in REMOVED["files"], f"{name} is neither in this tree nor recorded as removed"
+        path = restore(name, tmp_path)
+        if path is None:
+            pytest.skip(f"{name} left HEAD after commit {COMMIT}; that history is not at hand")
     tensors = read_safetensors(path)
     count, params, digest = COMMITTED[name]
     assert len(tensors) == count
@@ -88,6 +96,19 @@ def test_each_committed_network_reads_to_the_same_tensors(name):
             assert f.get_slice(key).get_dtype() == "F32"
             assert tuple(f.get_slice(key).get_shape()) == tensors[key].shape
     assert _digest(tensors) == digest
+
+
+def test_the_removed_files_are_listed_and_their_commit_holds_them():
+    """Every network recorded as removed is listed above and is not at HEAD; ``git checkout
+    ecba453 -- PATH`` brings back the very bytes recorded (the sidecars too)."""
+    removed = {n for n in REMOVED["files"] if n.endswith(".safetensors")}
+    assert removed <= set(COMMITTED)
+    assert not any((ROOT / n).exists() for n in REMOVED["files"])
+    for name, sha in sorted(REMOVED["files"].items()):
+        blob = at_commit(name)
+        if blob is None:
+            pytest.skip(f"the history holding commit {COMMIT} is not at hand")
+        assert hashlib.sha256(blob).hexdigest() == sha, name
 
 
 def test_every_network_file_in_the_tree_reads():

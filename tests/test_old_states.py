@@ -3,9 +3,10 @@ state is committed only while its run is in progress), and states in the layout 
 that wrote the finished runs' states (one flat config of 41 to 65 keys, from before the trainer
 became stages: cloning, distillation, ``init_from``, the belief head's and evaluation keys among
 them; the states themselves left HEAD after commit 0310807 and their configs are recorded in
-tests/fixtures/removed_checkpoints.json). The PPO stage compares PPO's keys (with the run's and
-the network's), counts a key the saved config lacks at its default, and leaves the other stages'
-keys to them."""
+tests/fixtures/removed_checkpoints.json), and the networks that left HEAD after commit ecba453
+load as that commit holds them (tests/removed.py). The PPO stage compares PPO's keys (with the
+run's and the network's), counts a key the saved config lacks at its default, and leaves the
+other stages' keys to them."""
 
 from __future__ import annotations
 
@@ -22,9 +23,13 @@ from paohuzi_training.nets.model import model_for  # noqa: E402
 from paohuzi_training.recipe import load_config, make_config  # noqa: E402
 from paohuzi_training.stages.housekeeping import resume_state  # noqa: E402
 from paohuzi_training.train import train  # noqa: E402
+from tests.removed import COMMIT, restore  # noqa: E402
+from tests.removed import RECORDED as REMOVED  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NETWORKS = sorted(p for p in (ROOT / "checkpoints").rglob("*") if p.suffix in (".pt", ".safetensors"))
+LEFT = sorted(n for n in REMOVED["files"] if n.endswith(".safetensors"))
+"""Networks that left HEAD after commit ecba453, loaded as that commit holds them."""
 AT_HEAD = sorted((ROOT / "checkpoints" / "resume").glob("*.pt"))
 OLD = json.loads((Path(__file__).parent / "fixtures" / "removed_checkpoints.json").read_text())["resume"]
 
@@ -60,12 +65,25 @@ def old_states(tmp_path_factory) -> dict[str, Path]:
 
 
 def test_there_are_committed_networks():
-    assert len(NETWORKS) >= 5
+    assert len(NETWORKS) >= 3 and len(LEFT) >= 10
+    assert not {str(p.relative_to(ROOT)) for p in NETWORKS} & set(LEFT)
     assert all(p.suffix == ".safetensors" for p in NETWORKS if p.parent.name == "shipped")
 
 
 @pytest.mark.parametrize("path", NETWORKS, ids=lambda p: str(p.relative_to(ROOT / "checkpoints")))
 def test_every_committed_network_loads_into_the_network_its_config_names(path):
+    _loads_into_its_network(path)
+
+
+@pytest.mark.parametrize("name", LEFT, ids=lambda n: n.removeprefix("checkpoints/"))
+def test_every_network_that_left_head_loads_from_its_commit(name, tmp_path):
+    path = restore(name, tmp_path)
+    if path is None:
+        pytest.skip(f"{name} left HEAD after commit {COMMIT}; that history is not at hand")
+    _loads_into_its_network(path)
+
+
+def _loads_into_its_network(path: Path) -> None:
     data = load_checkpoint(path)
     model = model_for(data["config"])
     own = model.state_dict()

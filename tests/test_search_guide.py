@@ -1,13 +1,15 @@
 """The search's guide network (``search:guide=...``, search.hpp SearchOptions::guide): the
-networks packaged for huaihua and yongzhou (their default zoo entries) are the actors of the networks named in
-``PACKAGED``; the guide's argmax is the choice kept; only the candidates (the guide's choice,
-the rollout bot's choice and the actions the guide gives at least ``guide_p``) are played out;
-with every action a candidate and a guide that agrees with the bot it is the unguided search;
-bad options raise ValueError."""
+networks packaged for huaihua and yongzhou (their default zoo entries) are the actors of the
+networks named in ``PACKAGED`` (as recorded from them, and as the commit that holds them has
+them); the guide's argmax is the choice kept; only the candidates (the guide's choice, the
+rollout bot's choice and the actions the guide gives at least ``guide_p``) are played out; with
+every action a candidate and a guide that agrees with the bot it is the unguided search; bad
+options raise ValueError."""
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 from pathlib import Path
@@ -21,6 +23,8 @@ from paohuzi_env.agents.network import load_network, packaged_guide, read_safete
 from paohuzi_env.agents.search import core_search, vector_search
 from paohuzi_env.game.rules import get_rules
 from tests.positions import expert_positions
+from tests.removed import COMMIT, restore
+from tests.removed import RECORDED as REMOVED
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="the search needs the compiled core")
 
@@ -59,29 +63,52 @@ def _same(a: dict, b: dict) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
-# The networks whose actors are packaged as the search's guides (issue 41: the last round of
-# generation 3 under each preset; under huaihua the oracle-guided round 4).
-PACKAGED = {"huaihua": "checkpoints/gen3/huaihua-r4-oracle.safetensors",
-            "yongzhou": "checkpoints/gen3/yongzhou-r2.safetensors"}
-# ... shipped as the preset's default zoo entry (paohuzi_env/zoo/PRESET/ENTRY/)
+# The networks whose actors are packaged as the search's guides (the last round of generation 3
+# under each preset; under huaihua the oracle-guided round 4), shipped as the preset's default zoo
+# entry (paohuzi_env/zoo/PRESET/ENTRY/). Their full exports left HEAD after commit ecba453; the
+# digest of their actor tensors and their sidecars' config and rules were recorded then
+# (tests/fixtures/removed_at_ecba453.json).
+PACKAGED = {rules: g["full_export"] for rules, g in REMOVED["guides"].items()}
 PACKAGED_ENTRY = {"huaihua": "huaihua/gen3-r4-oracle", "yongzhou": "yongzhou/gen3-r2"}
 
 
-@pytest.mark.skipif(not all((ROOT / f).is_file() for f in PACKAGED.values()),
-                    reason="the shipped checkpoints are not in this tree (an sdist)")
+def _digest(tensors: dict[str, np.ndarray]) -> str:
+    """tests/test_network_files.py's digest: sorted names, each name's shape, float32 bytes."""
+    h = hashlib.sha256()
+    for name in sorted(tensors):
+        a = tensors[name]
+        h.update(name.encode() + b"\0" + json.dumps(list(a.shape)).encode() + b"\0")
+        h.update(np.ascontiguousarray(a, dtype="<f4").tobytes())
+    return h.hexdigest()
+
+
 @pytest.mark.parametrize("rules", sorted(PACKAGED))
 def test_the_packaged_guide_is_the_named_networks_actor(rules):
     path = packaged_guide(rules)
     assert path == ROOT / "paohuzi_env" / "zoo" / PACKAGED_ENTRY[rules] / "network.safetensors"
     mine = read_safetensors(path)
-    shipped = read_safetensors(ROOT / PACKAGED[rules])
+    want = REMOVED["guides"][rules]
+    assert mine and all(k.startswith("actor.") and v.dtype == np.float32 for k, v in mine.items())
+    assert _digest(mine) == want["actor_tensors"]
+    side = json.loads(path.with_suffix(".json").read_text())
+    assert side["config"] == want["config"] and side["rules"] == want["rules"]
+    assert make_agent("search", rules=rules).guide.path == path
+
+
+@pytest.mark.parametrize("rules", sorted(PACKAGED))
+def test_the_packaged_guide_is_the_actor_of_the_full_export_at_its_commit(rules, tmp_path):
+    """``git checkout ecba453 -- PATH`` brings back the full export whose actor is packaged."""
+    full = restore(PACKAGED[rules], tmp_path)
+    if full is None:
+        pytest.skip(f"the history holding {PACKAGED[rules]} (commit {COMMIT}) is not at hand")
+    shipped = read_safetensors(full)
+    mine = read_safetensors(packaged_guide(rules))
     assert sorted(mine) == sorted(k for k in shipped if k.startswith("actor."))
     for k, v in mine.items():
         assert v.dtype == np.float32 and np.array_equal(v, shipped[k]), k
-    side = json.loads(path.with_suffix(".json").read_text())
-    ref = json.loads((ROOT / PACKAGED[rules]).with_suffix(".json").read_text())
-    assert side["config"] == ref["config"] and side["rules"] == ref["rules"]
-    assert make_agent("search", rules=rules).guide.path == path
+    ref = json.loads(full.with_suffix(".json").read_text())
+    assert ref["config"] == REMOVED["guides"][rules]["config"]
+    assert ref["rules"] == REMOVED["guides"][rules]["rules"]
 
 
 def test_only_a_presets_own_rules_have_a_packaged_guide():

@@ -17,7 +17,8 @@ from paohuzi_training.nets.model import model_for  # noqa: E402
 from paohuzi_training.nets.policy import model_from_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-GEN3 = ROOT / "checkpoints" / "gen3" / "huaihua-r2.safetensors"
+SHIPPED = ROOT / "checkpoints" / "shipped" / "distilled.safetensors"
+"""A trained conv network, hidden 512 (play-only: no critic)."""
 
 
 def _tiny(tmp_path, actor: str) -> Path:
@@ -63,12 +64,13 @@ def test_widening_keeps_every_logit_and_the_critic(tmp_path, actor):
     assert not all(torch.equal(v, other["model"][k]) for k, v in b["model"].items())
 
 
-@pytest.mark.skipif(not GEN3.is_file(), reason="the gen3 networks are not in this tree")
+@pytest.mark.skipif(not SHIPPED.is_file(), reason="the shipped networks are not in this tree")
 def test_a_widened_shipped_network_plays_the_same_moves_in_the_core(tmp_path):
-    dst = widen_policy(GEN3, tmp_path / "wide.safetensors", 640, seed=0)
+    dst = widen_policy(SHIPPED, tmp_path / "wide.safetensors", 640, seed=0)
+    assert load_checkpoint(dst)["config"]["hidden"] == 640
     for seed in range(3):
         game = Game(seed=seed)
-        plain = make_agent(f"network:{GEN3}", seed=0)
+        plain = make_agent(f"network:{SHIPPED}", seed=0)
         wide = make_agent(f"network:{dst}", seed=0)
         while not game.done:
             view = game.view(game.current_player)
