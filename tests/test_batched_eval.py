@@ -17,8 +17,9 @@ torch = pytest.importorskip("torch")
 
 from paohuzi_training.eval import batched_eval  # noqa: E402
 from paohuzi_training.eval.evaluate import evaluate, main, play_deal  # noqa: E402
+from tests.removed import COMMIT, restore  # noqa: E402
 
-PURE = "checkpoint:checkpoints/shipped/pure-network.safetensors"
+PURE = "checkpoint:checkpoints/shipped/distilled.safetensors"  # no prior
 RESIDUAL = "checkpoint:checkpoints/shipped/policy.safetensors"  # asks the expert at every decision
 
 
@@ -63,8 +64,17 @@ def test_batched_search_rows_equal_the_per_decision_rows(candidate, opponents):
     assert got == _per_decision(candidate, opponents, deals, 5)
 
 
-def test_yongzhou_residual_network():
-    spec = "checkpoint:checkpoints/shipped/yongzhou-residual.safetensors"
+@pytest.mark.parametrize("name", ["distilled-yongzhou", "yongzhou-residual"])
+def test_yongzhou_network(name, tmp_path):
+    """A yongzhou network (observation v2): the pure distilled-yongzhou, and the residual
+    yongzhou-residual (the compiled prior under yongzhou's rules), which left HEAD after commit
+    ecba453 and is read as that commit has it."""
+    path = Path("checkpoints") / "shipped" / f"{name}.safetensors"
+    if not path.is_file():
+        path = restore(str(path), tmp_path)
+        if path is None:
+            pytest.skip(f"{name} left HEAD after commit {COMMIT}; that history is not at hand")
+    spec = f"checkpoint:{path}"
     got = batched_eval.play_deals(spec, ["expert", "expert"], [0, 1, 2], 4, "yongzhou")
     assert got == _per_decision(spec, ["expert", "expert"], [0, 1, 2], 4, "yongzhou")
 
@@ -147,7 +157,7 @@ def test_a_checkpoint_spec_names_the_file_it_loads_now(tmp_path, monkeypatch):
 
     rules = get_rules("huaihua")
     shipped = Path(__file__).resolve().parent.parent / "checkpoints" / "shipped"
-    for name, prior in (("pure-network", None), ("policy", "expert")):
+    for name, prior in (("distilled", None), ("policy", "expert")):
         folder = tmp_path / name
         folder.mkdir()
         for suffix in (".safetensors", ".json"):  # the tensors and their sidecar

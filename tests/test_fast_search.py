@@ -165,7 +165,7 @@ def test_top_plays_out_only_the_bots_best_actions():
         with pytest.raises(ValueError, match=msg):
             core_search(g, 0, seed=0, **opts)
     with pytest.raises(ValueError, match="network rollout"):  # it ranks by the bot's values
-        make_agent("search:top=3,rollout=checkpoint:checkpoints/shipped/pure-network.safetensors")
+        make_agent("search:top=3,rollout=checkpoint:checkpoints/shipped/distilled.safetensors")
 
 
 def test_vector_search_asks_only_the_marked_hands():

@@ -278,7 +278,7 @@ def test_departures_replays_the_hands_and_compares_a_network(tmp_path, capsys):
                       shard_hands=2,
                       seed=5, seats=(0,), others="expert")
     got = label(cfg, tmp_path / "l", workers=1, progress=False)
-    net_path = Path(__file__).resolve().parents[1] / "checkpoints/shipped/pure-network.safetensors"
+    net_path = Path(__file__).resolve().parents[1] / "checkpoints/shipped/distilled.safetensors"
     res = analyse(tmp_path / "l", network=net_path)
     assert res["hands"] == 4
     assert sum(r["decisions"] for r in res["rows"]) == got["labels"]

@@ -14,7 +14,7 @@ pytest.importorskip("tensorboard")
 
 from paohuzi_training.eval import plot  # noqa: E402
 
-CKPT = Path(__file__).resolve().parents[1] / "checkpoints/shipped/pure-network.safetensors"
+CKPT = Path(__file__).resolve().parents[1] / "checkpoints/shipped/distilled.safetensors"
 
 
 @pytest.fixture

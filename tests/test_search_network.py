@@ -307,7 +307,7 @@ def test_shipped_network_is_training_policys_argmax():
     from paohuzi_training.nets.policy import load_checkpoint_agent
 
     torch.set_num_threads(1)
-    for name, every, want in (("pure-network", 1, 300), ("policy", 3, 150)):
+    for name, every, want in (("distilled", 1, 300), ("policy", 3, 150)):
         agent = load_checkpoint_agent(str(SHIPPED / f"{name}.safetensors"), seed=0, rules="huaihua")
         net = load_network(SHIPPED / f"{name}.safetensors", "huaihua")
         assert net.prior == agent.model.prior and net.prior_weight == agent.model.prior_weight
@@ -566,7 +566,7 @@ def test_network_agent_plays_the_networks_argmax_without_torch(tmp_path, actor, 
                                 np.zeros(700, np.float32))
 
 
-@pytest.mark.skipif(not (SHIPPED / "pure-network.safetensors").is_file(),
+@pytest.mark.skipif(not (SHIPPED / "distilled.safetensors").is_file(),
                     reason="the shipped checkpoints are not in this tree (an sdist)")
 def test_network_agent_scores_what_the_torch_agent_scores():
     """``network:PATH`` (the core, no torch) and ``checkpoint:PATH`` (torch) of the shipped pure
@@ -574,9 +574,9 @@ def test_network_agent_scores_what_the_torch_agent_scores():
     pytest.importorskip("torch")
     from paohuzi_training.eval.evaluate import evaluate
 
-    core = evaluate(f"network:{SHIPPED / 'pure-network.safetensors'}", "expert", deals=12,
+    core = evaluate(f"network:{SHIPPED / 'distilled.safetensors'}", "expert", deals=12,
                     seed=5, workers=1)
-    torch_ = evaluate(f"checkpoint:{SHIPPED / 'pure-network.safetensors'}", "expert", deals=12, seed=5,
+    torch_ = evaluate(f"checkpoint:{SHIPPED / 'distilled.safetensors'}", "expert", deals=12, seed=5,
                       workers=1)
     assert core["games"] == torch_["games"] == 36
     for key in ("mean_points", "win_rate", "hu_rate", "draw_rate"):
