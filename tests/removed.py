@@ -6,6 +6,7 @@ their bytes from the repository's history where this tree is a git checkout that
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -35,3 +36,27 @@ def restore(path: str, dest: Path, commit: str = COMMIT) -> Path | None:
             return None
         o.write_bytes(blob)
     return out
+
+
+def named_commits(text: str, path: str) -> list[str]:
+    """The commits a file's text names as holding ``path``: each ``git checkout COMMIT -- P ...``
+    in it with ``path`` among the Ps or under one of them (a folder)."""
+    out = []
+    for m in re.finditer(r"git checkout ([0-9a-f]{7,40}) -- ([^\n`]+)", text):
+        for p in m.group(2).split():
+            p = p.rstrip(".,;:)'\"").rstrip("/")
+            if p and (path == p or path.startswith(p + "/")):
+                out.append(m.group(1))
+                break
+    return out
+
+
+def holds(commit: str, path: str) -> bool | None:
+    """Whether ``commit`` holds ``path``; None where git or the commit is not at hand."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        return None
+    if subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{commit}^{{commit}}"],
+                      capture_output=True, timeout=60).returncode != 0:
+        return None
+    return subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{commit}:{path}"],
+                          capture_output=True, timeout=60).returncode == 0

@@ -89,17 +89,19 @@ def test_batched_and_one_row_logits_differ_far_below_the_tie_tolerance():
     for _ in range(25):
         vg.step(vg.expert_actions())
     obs, mask, _, _ = vg.observe()
+    waits = vg.wait_features()
     for spec in (PURE, RESIDUAL):
         agent = make_agent(spec, seed=0, rules="huaihua")
         model = agent.model  # type: ignore[attr-defined]
         prior = vg.expert_actions() if model.prior != "none" else None
+        x = np.concatenate([obs, waits], axis=1) if model.waits else obs  # as batched_eval reads
         with torch.no_grad():
             m = torch.from_numpy(mask != 0)
             p = None if prior is None else torch.from_numpy(prior)
-            batch = model.masked_logits(torch.from_numpy(obs), m, p)
+            batch = model.masked_logits(torch.from_numpy(x), m, p)
             worst = 0.0
-            for i in range(len(obs)):
-                one = model.masked_logits(torch.from_numpy(obs[i].copy()).unsqueeze(0), m[i:i + 1],
+            for i in range(len(x)):
+                one = model.masked_logits(torch.from_numpy(x[i].copy()).unsqueeze(0), m[i:i + 1],
                                           None if p is None else p[i:i + 1])[0]
                 legal = m[i]
                 scale = 1.0 + float(one[legal].abs().max())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,7 @@ torch = pytest.importorskip("torch")
 from paohuzi_env.agents import zoo  # noqa: E402
 from paohuzi_training.nets.checkpoint import export_policy, load_checkpoint  # noqa: E402
 from paohuzi_training.recipe import STAGES, load_recipe, main  # noqa: E402
+from tests.removed import holds, named_commits, restore  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 HUAIHUA = ROOT / "configs" / "recipes" / "huaihua.yaml"
@@ -372,7 +374,9 @@ def test_recipes_differ_only_where_the_rules_do():
 def test_every_config_starts_from_committed_files():
     """Issue 40: no trainer config names a file a fresh clone lacks (``init_from``, a
     ``checkpoint:``/``network:`` opponent); a recipe's files are its own stages' outputs. Every
-    path is checked against git's index, not the working tree (a local run folder would pass)."""
+    path is checked against git's index, not the working tree (a local run folder would pass).
+    A file that left HEAD may be named only by a config that says which commit holds it
+    (``git checkout COMMIT -- PATH``, or the folder above it), and that commit holds it."""
     tracked = set(subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
                                  check=True).stdout.split("\n"))
     if len(tracked) < 10:
@@ -382,22 +386,30 @@ def test_every_config_starts_from_committed_files():
         if path.parent.name == "recipes":  # a round of expert iteration starts from a network
             start = (yaml.safe_load(path.read_text()) or {}).get("start")
             if start and start.startswith("zoo:"):  # a transfer: the zoo entry's committed file
-                named.append((path.name, str(zoo.network_path(start[4:]).relative_to(ROOT))))
+                named.append((path, str(zoo.network_path(start[4:]).relative_to(ROOT))))
             elif start:
-                named += [(path.name, start), (path.name, str(Path(start).with_suffix(
-                    ".safetensors")))]
+                named += [(path, start), (path, str(Path(start).with_suffix(".safetensors")))]
         if path.parent.name in ("recipes", "rules"):
             continue
         data = yaml.safe_load(path.read_text()) or {}
         if data.get("init_from"):
-            named.append((path.name, data["init_from"]))
+            named.append((path, data["init_from"]))
         for spec in (data.get("opponent_agents") or {}):
             head, _, tail = spec.partition(":")
             if head in ("checkpoint", "network"):
-                named.append((path.name, tail))
+                named.append((path, tail))
     assert named, "expected at least one config that starts from a committed file"
-    missing = [(c, f) for c, f in named if f not in tracked]
-    assert not missing, f"configs naming files a fresh clone lacks: {missing}"
+    missing, elsewhere = [], []
+    for c, f in named:
+        if f in tracked:
+            continue
+        commits = named_commits(c.read_text(), f)
+        if not commits:
+            missing.append((c.name, f))
+        elif any(holds(commit, f) is False for commit in commits):
+            elsewhere.append((c.name, f, commits))
+    assert not missing, f"configs naming files a fresh clone lacks, and no commit holding them: {missing}"
+    assert not elsewhere, f"configs naming a commit that does not hold the file: {elsewhere}"
 
 
 def test_a_guide_named_by_path_is_read_from_where_the_command_runs(tmp_path, monkeypatch):
@@ -423,9 +435,25 @@ def test_a_guide_named_by_path_is_read_from_where_the_command_runs(tmp_path, mon
 
 @pytest.mark.parametrize("path", sorted((ROOT / "configs").rglob("recipes/*.yaml")),
                          ids=lambda p: str(p.relative_to(ROOT / "configs")))
-def test_every_committed_recipe_loads(path, monkeypatch):
+def test_every_committed_recipe_loads(path, monkeypatch, tmp_path):
     """The recipes, and those of configs/history/ that made generation 3's networks, still load
-    (their starts and guides are committed files, read from the repository root)."""
+    (their starts and guides are committed files, read from the repository root). A history
+    recipe whose start or guide left HEAD names the commit that holds it in its header and loads
+    with those files as that commit has them (skipped where that history is not at hand)."""
+    data = yaml.safe_load(path.read_text()) or {}
+    files = ([data["start"]] if str(data.get("start", "zoo:")).partition(":")[0] != "zoo" else []) + \
+        re.findall(r"guide=checkpoint:([^,\s]+)", json.dumps(data))
+    gone = [f for f in files if not (ROOT / f).is_file()]
     monkeypatch.chdir(ROOT)
+    if gone:
+        assert path.parent.parent.name == "history", f"{path.name} names files not in the tree: {gone}"
+        for f in gone:
+            commits = named_commits(path.read_text(), f)
+            assert commits, f"{path.name}'s header names no commit holding {f}"
+            (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+            if restore(f, (tmp_path / f).parent, commits[0]) is None:
+                pytest.skip(f"{f} left HEAD; the history holding it ({commits[0]}) is not at hand")
+        assert not [f for f in files if f not in gone], "a recipe mixing both is not expected"
+        monkeypatch.chdir(tmp_path)
     r = load_recipe(path)
     assert r.name and all(r.stages[s] for s in ("ppo", "distill") if s in r.order)

@@ -23,6 +23,7 @@ from paohuzi_env.agents import make_agent, zoo, zoo_index
 from paohuzi_env.agents.network import NetworkAgent, packaged_guide, read_safetensors
 from paohuzi_env.apps.cli import main
 from paohuzi_env.game.rules import get_rules
+from tests.removed import named_commits, restore
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRIES = [e.name for e in zoo._all()]
@@ -91,13 +92,21 @@ def test_every_card_describes_its_network(name):
 
 
 @pytest.mark.parametrize("name", ENTRIES)
-def test_a_cards_actor_is_its_full_exports_actor(name):
+def test_a_cards_actor_is_its_full_exports_actor(name, tmp_path):
+    """The full export a card names is at HEAD, or left it and the card says which commit holds
+    it (``git checkout COMMIT -- PATH``), read from that commit where the history is at hand."""
     c = _card(name)
     if "full_export" not in c["made_by"]:
         pytest.skip(f"{name}'s card names no full export (a recipe run's export, not committed)")
-    full = ROOT / c["made_by"]["full_export"]
+    path = c["made_by"]["full_export"]
+    full = ROOT / path
     if not full.is_file():
-        pytest.skip(f"{full} is not in this tree (an sdist)")
+        commits = named_commits(c["made_by"]["full_export_note"], path)
+        assert commits, f"{name}'s card names no commit holding its full export {path}"
+        got = restore(path, tmp_path, commits[0])
+        if got is None:
+            pytest.skip(f"{path} left HEAD; the history holding it ({commits[0]}) is not at hand")
+        full = got
     mine, theirs = read_safetensors(zoo.network_path(name)), read_safetensors(full)
     assert sorted(mine) == sorted(k for k in theirs if k.startswith("actor."))
     for k, v in mine.items():
@@ -112,6 +121,13 @@ def _figures():
 
 @pytest.mark.parametrize(("name", "f"), list(_figures()))
 def test_every_figure_in_a_card_is_its_results_files(name, f):
+    # the command as it ran (the results file's), after the checkouts that bring back a network
+    # that has left HEAD since: ``git checkout COMMIT -- PATH ... && paohuzi-eval ...``
+    *before, run = f["command"].split(" && ")
+    for net in re.findall(r"checkpoint:(\S+)", run):
+        if not (ROOT / net).is_file():
+            assert [b for b in before if named_commits(b, net)], f"{net} is gone; no checkout names it"
+    assert all(b.startswith("git checkout ") for b in before)
     path = ROOT / f["results"]
     if not path.is_file():
         pytest.skip(f"{path} is not in this tree")
@@ -126,12 +142,12 @@ def test_every_figure_in_a_card_is_its_results_files(name, f):
     if "seed" in got:
         assert got["seed"] == f["seed"]
     elif "commands" in data:
-        assert f["command"] in data["commands"] and f"--seed {f['seed']} " in f["command"] + " "
+        assert run in data["commands"] and f"--seed {f['seed']} " in run + " "
     else:
         doc = (ROOT / f["seed_source"]).read_text(encoding="utf-8")
         lo, hi = f["ci95"]
         assert re.search(rf"{f['seed']} \| \*\*\+{f['mean']:.3f} \[\+{lo:.3f}, \+{hi:.3f}\]\*\*", doc)
-    assert f"--seed {f['seed']}" in f["command"] and f"--deals {f['deals']}" in f["command"]
+    assert f"--seed {f['seed']}" in run and f"--deals {f['deals']}" in run
 
 
 @pytest.mark.parametrize("name", ENTRIES)
