@@ -5,11 +5,14 @@ their bytes from the repository's history where this tree is a git checkout that
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDED = json.loads((Path(__file__).parent / "fixtures" / "removed_at_ecba453.json").read_text())
@@ -60,3 +63,14 @@ def holds(commit: str, path: str) -> bool | None:
         return None
     return subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{commit}:{path}"],
                           capture_output=True, timeout=60).returncode == 0
+
+
+def tensor_digest(tensors: dict[str, np.ndarray]) -> str:
+    """A network's tensors as one SHA-256: sorted names, each name's shape and float32 bytes
+    (the same for a file stored in float16 and read back widened)."""
+    h = hashlib.sha256()
+    for name in sorted(tensors):
+        a = tensors[name]
+        h.update(name.encode() + b"\0" + json.dumps(list(a.shape)).encode() + b"\0")
+        h.update(np.ascontiguousarray(a, dtype="<f4").tobytes())
+    return h.hexdigest()

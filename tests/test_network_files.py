@@ -16,7 +16,7 @@ import safetensors.numpy
 from safetensors import safe_open
 
 from paohuzi_env.agents.network import read_safetensors
-from tests.removed import COMMIT, at_commit, restore
+from tests.removed import COMMIT, at_commit, restore, tensor_digest
 from tests.removed import RECORDED as REMOVED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,15 +68,6 @@ COMMITTED = {
 }
 
 
-def _digest(tensors: dict[str, np.ndarray]) -> str:
-    h = hashlib.sha256()
-    for name in sorted(tensors):
-        a = tensors[name]
-        h.update(name.encode() + b"\0" + json.dumps(list(a.shape)).encode() + b"\0")
-        h.update(np.ascontiguousarray(a, dtype="<f4").tobytes())
-    return h.hexdigest()
-
-
 @pytest.mark.parametrize("name", sorted(COMMITTED))
 def test_each_committed_network_reads_to_the_same_tensors(name, tmp_path):
     path = ROOT / name
@@ -95,7 +86,7 @@ def test_each_committed_network_reads_to_the_same_tensors(name, tmp_path):
         for key in f.keys():
             assert f.get_slice(key).get_dtype() == "F32"
             assert tuple(f.get_slice(key).get_shape()) == tensors[key].shape
-    assert _digest(tensors) == digest
+    assert tensor_digest(tensors) == digest
 
 
 def test_the_removed_files_are_listed_and_their_commit_holds_them():

@@ -9,7 +9,6 @@ options raise ValueError."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
 from pathlib import Path
@@ -23,7 +22,7 @@ from paohuzi_env.agents.network import load_network, packaged_guide, read_safete
 from paohuzi_env.agents.search import core_search, vector_search
 from paohuzi_env.game.rules import get_rules
 from tests.positions import expert_positions
-from tests.removed import COMMIT, restore
+from tests.removed import COMMIT, restore, tensor_digest
 from tests.removed import RECORDED as REMOVED
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="the search needs the compiled core")
@@ -72,16 +71,6 @@ PACKAGED = {rules: g["full_export"] for rules, g in REMOVED["guides"].items()}
 PACKAGED_ENTRY = {"huaihua": "huaihua/gen3-r4-oracle", "yongzhou": "yongzhou/gen3-r2"}
 
 
-def _digest(tensors: dict[str, np.ndarray]) -> str:
-    """tests/test_network_files.py's digest: sorted names, each name's shape, float32 bytes."""
-    h = hashlib.sha256()
-    for name in sorted(tensors):
-        a = tensors[name]
-        h.update(name.encode() + b"\0" + json.dumps(list(a.shape)).encode() + b"\0")
-        h.update(np.ascontiguousarray(a, dtype="<f4").tobytes())
-    return h.hexdigest()
-
-
 @pytest.mark.parametrize("rules", sorted(PACKAGED))
 def test_the_packaged_guide_is_the_named_networks_actor(rules):
     path = packaged_guide(rules)
@@ -89,7 +78,7 @@ def test_the_packaged_guide_is_the_named_networks_actor(rules):
     mine = read_safetensors(path)
     want = REMOVED["guides"][rules]
     assert mine and all(k.startswith("actor.") and v.dtype == np.float32 for k, v in mine.items())
-    assert _digest(mine) == want["actor_tensors"]
+    assert tensor_digest(mine) == want["actor_tensors"]
     side = json.loads(path.with_suffix(".json").read_text())
     assert side["config"] == want["config"] and side["rules"] == want["rules"]
     assert make_agent("search", rules=rules).guide.path == path
