@@ -43,7 +43,8 @@ does not hold, so it is asked through :meth:`SearchAgent.act_game` (``paohuzi-ev
 project's harnesses do this for agents with an ``act_game`` method) and needs the compiled
 core (``paohuzi_env.backends.fast``). Spec: ``search`` or, with every option at its default,
 ``search:samples=32,playouts=256,rollout=expert,z=2,margin=0,budget_ms=0,tries=8,prune=4,``
-``prune_z=1.5,prune_bar=1,top=0,threads=1,guide=auto,guide_p=0.1,impl=core`` (see
+``prune_z=1.5,prune_bar=1,top=0,threads=1,guide=auto,guide_p=0.1,weight=none,weight_t=5,``
+``impl=core`` (see
 :func:`parse_search_spec` and :class:`SearchAgent`);
 ``search:prune=0,guide=none`` is the reference's algorithm on the core, ``search:impl=python``
 the reference itself.
@@ -86,6 +87,11 @@ TOP = 0
 GUIDE = "auto"
 GUIDE_P = 0.1
 GUIDES = ("auto", "none")
+# Worlds weighted by the opponents' observed decisions (docs/SEARCH.md, "Weighted worlds"): the
+# opponent models (``none``: every world counts the same, the default) and the default
+# temperature of the softened expert, in the expert's own value units (a group is worth 10).
+WEIGHTS = ("none", "expert")
+WEIGHT_T = 5.0
 
 
 def _next(s: int) -> int:
@@ -372,7 +378,7 @@ def parse_search_spec(arg: str) -> dict[str, Any]:
     types = {"samples": int, "rollout": str, "z": float, "margin": float, "playouts": int,
              "budget_ms": float, "tries": int, "prune": int, "prune_z": float, "threads": int,
              "prune_bar": int, "top": int, "guide": str, "guide_p": float,
-             "impl": str, "leaf": str, "leaf_depth": int}
+             "impl": str, "leaf": str, "leaf_depth": int, "weight": str, "weight_t": float}
     last = ""
     for part in arg.split(","):
         key, sep, value = part.partition("=")
@@ -484,6 +490,17 @@ def _check_leaf_depth(leaf_depth: Any) -> None:
         raise ValueError(f"leaf_depth must be an int in 1..1000, got {leaf_depth!r}")
 
 
+def _check_weight(weight: Any, weight_t: Any) -> None:
+    """Refuse a weight model other than :data:`WEIGHTS` or a temperature that is not a positive
+    finite number, naming what is allowed."""
+    if weight not in WEIGHTS:
+        raise ValueError(f"weight must be one of {', '.join(WEIGHTS)}, got {weight!r}")
+    if isinstance(weight_t, bool) or not isinstance(weight_t, (int, float, np.integer, np.floating)) \
+            or not 0 < weight_t < float("inf"):
+        raise ValueError("weight_t (the temperature of the softened expert) must be a positive "
+                         f"finite number, got {weight_t!r}")
+
+
 def _leaf_args(leaf: Any, leaf_depth: Any, rules: Rules) -> Any:
     """The binding's ``leaf``: the compiled critic of :func:`_leaf_critic`, or None."""
     _check_leaf_depth(leaf_depth)
@@ -497,7 +514,8 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
                 prune: int = PRUNE, prune_z: float = PRUNE_Z, threads: int = 1,
                 prune_bar: int = PRUNE_BAR, top: int = TOP, guide: Any = GUIDE,
                 guide_p: float = GUIDE_P, leaf: Any = "none",
-                leaf_depth: int = 1) -> dict[str, Any]:
+                leaf_depth: int = 1, weight: str = "none", weight_t: float = WEIGHT_T,
+                keep_worlds: bool = False) -> dict[str, Any]:
     """The compiled search (``paohuzi_env/backends/_core/search.cpp``) at ``seat``'s decision in ``game``
     (either engine).
 
@@ -519,11 +537,19 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     game's rules. ``guide`` / ``guide_p``: as :class:`SearchAgent`'s (default ``auto``: with
     ``prune=0`` the answer is the reference's only with ``guide="none"``). ``leaf`` /
     ``leaf_depth``: as :class:`SearchAgent`'s (the means are then the critic's points).
+    ``weight`` / ``weight_t``: as :class:`SearchAgent`'s; ``weight="none"`` is the unweighted
+    search, the same answer as without the option. ``keep_worlds`` adds each world's deck and
+    its scores per legal action to the answer.
 
     Returns:
         a dict: ``choice``, ``worlds``, ``attempts``, ``playouts``, ``legal``, ``means`` (per
         legal action, empty with fewer than 2 worlds), ``ses`` (the standard error of each mean,
-        NaN under 2 worlds), ``played`` (worlds per action).
+        NaN under 2 worlds; +inf with weights whose effective sample size is at most 1),
+        ``played`` (worlds per action); with ``weight="expert"`` also ``log_weights`` (each
+        world's, in sampling order), ``ess`` (the effective sample size of the weights) and
+        ``weight_fallback`` (True: every world had weight 0 and they counted equally); with
+        ``keep_worlds`` also ``decks`` and ``scores`` (per world, per legal action; NaN: not
+        played).
 
     Raises:
         ValueError: a seat that is not the seat to act, a finished hand, or a bad option.
@@ -540,12 +566,15 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     rollout, net = _rollout_args(rollout, real.rules)
     gnet = _guide_args(guide, real.rules)
     lnet = _leaf_args(leaf, leaf_depth, real.rules)
+    _check_weight(weight, weight_t)
     gen = rng if rng is not None else np.random.default_rng(seed)
     out = core.search_action(real._g, int(seat), _rng_state(gen), samples=samples,
                              playouts=playouts, rollout=rollout, z=z, margin=margin,
                              budget_ms=budget_ms, tries=tries, prune=prune, prune_z=prune_z,
                              threads=threads, prune_bar=bool(prune_bar), top=top, net=net,
-                             guide=gnet, guide_p=guide_p, leaf=lnet, leaf_depth=int(leaf_depth))
+                             guide=gnet, guide_p=guide_p, leaf=lnet, leaf_depth=int(leaf_depth),
+                             weight=weight, weight_t=float(weight_t),
+                             keep_worlds=bool(keep_worlds))
     _set_rng_state(gen, out.pop("rng_state"))
     return dict(out)
 
@@ -556,7 +585,8 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
                   threads: int = 1, prune_bar: int = PRUNE_BAR, top: int = TOP,
                   rng_states: np.ndarray | None = None, guide: Any = GUIDE,
                   guide_p: float = GUIDE_P, leaf: Any = "none",
-                  leaf_depth: int = 1) -> np.ndarray:
+                  leaf_depth: int = 1, weight: str = "none",
+                  weight_t: float = WEIGHT_T) -> np.ndarray:
     """The compiled search's action in each hand of ``vg`` (a :class:`paohuzi_env.backends.fast.VectorGame`)
     that ``which`` (bool (n,)) marks, all hands when None, as int64 (n,) (``out`` keeps its other
     entries). Hand ``i`` draws its worlds from a generator keyed by ``seed``, its deal number and
@@ -591,17 +621,49 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
     rollout, net = _rollout_args(rollout, vg.rules)
     gnet = _guide_args(guide, vg.rules)
     lnet = _leaf_args(leaf, leaf_depth, vg.rules)
+    _check_weight(weight, weight_t)
     core.search_actions(vg._v, out, which, int(seed), samples=samples, playouts=playouts,
                         rollout=rollout, z=z, margin=margin, tries=tries, prune=prune,
                         prune_z=prune_z, threads=threads, prune_bar=bool(prune_bar), top=top,
                         rng_states=rng_states, net=net, guide=gnet, guide_p=guide_p, leaf=lnet,
-                        leaf_depth=int(leaf_depth))
+                        leaf_depth=int(leaf_depth), weight=weight, weight_t=float(weight_t))
     return out
 
 
 def rng_state_row(rng: np.random.Generator, out: np.ndarray) -> None:
     """Write ``rng``'s PCG64 state into ``out`` (uint64 (6,)), as ``vector_search`` reads it."""
     out[:] = _rng_state(rng)
+
+
+def world_log_weights(game: Any, seat: int, *, rng: np.random.Generator | None = None,
+                      seed: Any = None, worlds: int = 32, tries: int = 8,
+                      weight_t: float = WEIGHT_T) -> list[tuple[list[int], float, int]]:
+    """The worlds the compiled search samples at ``seat``'s decision in ``game`` (either engine)
+    from ``rng`` (advanced as the search advances it, without its playouts), or from
+    ``numpy.random.default_rng(seed)``, with the log-weight ``weight=expert`` gives each.
+
+    At most ``worlds`` worlds in ``worlds * tries`` attempts (with ``prune=0`` and no time
+    budget, the worlds of a search whose ``samples`` and ``playouts`` want that many). Each is
+    ``(deck, log_weight, decisions)``: ``log_weight`` is the sum, over the other seats'
+    decisions with more than one legal action in the replay of the hand's public course on
+    ``deck``, of the log-probability the expert softened at ``weight_t`` gives the action taken
+    (``-inf``: one it does not weigh); ``decisions`` counts them.
+
+    Raises:
+        ValueError: a seat that is not the seat to act, or a bad temperature.
+    """
+    from ..backends import fast
+
+    core = fast._require()
+    _check_weight("expert", weight_t)
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 3:
+        raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
+    real = game if isinstance(game, fast.Game) else fast.Game.replay(game.record())
+    gen = rng if rng is not None else np.random.default_rng(seed)
+    got, state = core.search_world_weights(real._g, int(seat), _rng_state(gen), int(worlds),
+                                           tries=int(tries), weight_t=float(weight_t))
+    _set_rng_state(gen, state)
+    return [(list(d), float(lw), int(n)) for d, lw, n in got]
 
 
 def set_rng_from_row(rng: np.random.Generator, row: np.ndarray) -> None:
@@ -664,6 +726,15 @@ class SearchAgent(Agent):
             critic learned against that baseline: the same for every candidate of a world).
             Compiled search only (docs/SEARCH.md).
         leaf_depth: see ``leaf`` (1: at the seat's next turn).
+        weight: ``none`` (default: every sampled world counts the same) or ``expert``: each
+            world is weighted by how likely the other seats' decisions in the hand so far are
+            on it under the expert softened at temperature ``weight_t`` (a softmax of the
+            expert's own values of the legal actions), and the means, standard errors and the
+            gains the choice and the pruning rest on are the self-normalised weighted ones
+            (docs/SEARCH.md, "Weighted worlds"). The worlds sampled are the same. Compiled
+            search only.
+        weight_t: the temperature (default ``WEIGHT_T``, 5: in the expert's value units, where
+            a group is worth 10); large temperatures weight every world alike.
         impl: ``core`` (the compiled search, ``_core/search.cpp``) or ``python`` (this module's
             readable reference; the same decisions as ``core`` with ``prune=0`` and
             ``guide=none`` for the same seed).
@@ -680,7 +751,7 @@ class SearchAgent(Agent):
                  prune: int | None = None, prune_z: float = PRUNE_Z, threads: int = 1,
                  prune_bar: int = PRUNE_BAR, top: int | None = None, impl: str = "core",
                  guide: Any = GUIDE, guide_p: float = GUIDE_P, leaf: Any = "none",
-                 leaf_depth: int = 1) -> None:
+                 leaf_depth: int = 1, weight: str = "none", weight_t: float = WEIGHT_T) -> None:
         super().__init__(seed)
         if samples < 1 or playouts < 1:
             raise ValueError(f"samples and playouts must be at least 1, got samples={samples}, "
@@ -710,10 +781,12 @@ class SearchAgent(Agent):
             guide = "none"
         if impl == "python" and guide == "auto":
             guide = "none"  # the reference has no guide
+        _check_weight(weight, weight_t)
         if impl == "python" and (prune or threads != 1 or top or rollout not in ROLLOUTS
-                                 or guide != "none" or (leaf is not None and leaf != "none")):
-            raise ValueError("prune, top, threads, a guide, a leaf critic and a network rollout "
-                             "are options of the compiled search (impl=core)")
+                                 or guide != "none" or (leaf is not None and leaf != "none")
+                                 or weight != "none"):
+            raise ValueError("prune, top, threads, a guide, a leaf critic, a network rollout and "
+                             "weight are options of the compiled search (impl=core)")
         if not isinstance(guide_p, (int, float)) or not 0.0 <= guide_p <= 1.0:
             raise ValueError(f"guide_p must be a probability in [0, 1], got {guide_p!r}")
         self.rules = as_rules(rules)
@@ -727,6 +800,8 @@ class SearchAgent(Agent):
         _check_leaf_depth(leaf_depth)
         self.leaf: Any = _leaf_critic(leaf, self.rules) if impl == "core" else None
         self.leaf_depth = int(leaf_depth)
+        self.weight = weight
+        self.weight_t = float(weight_t)
         self.network: Any = None  # the rollout network (rollout=checkpoint:PATH)
         if rollout.startswith(NETWORK_ROLLOUT):
             from .network import load_network
@@ -757,7 +832,7 @@ class SearchAgent(Agent):
                 "z": self.z, "margin": self.margin, "tries": self.tries, "prune": self.prune,
                 "prune_z": self.prune_z, "prune_bar": self.prune_bar, "top": self.top,
                 "guide": self.guide, "guide_p": self.guide_p, "leaf": self.leaf,
-                "leaf_depth": self.leaf_depth}
+                "leaf_depth": self.leaf_depth, "weight": self.weight, "weight_t": self.weight_t}
 
     def act(self, view: PlayerView) -> int:
         """Not supported: the search needs the game, so call :meth:`act_game`.
@@ -782,7 +857,8 @@ class SearchAgent(Agent):
                               margin=self.margin, budget_ms=self.budget_ms, tries=self.tries,
                               prune=self.prune, prune_z=self.prune_z, threads=self.threads,
                               prune_bar=self.prune_bar, top=self.top, guide=self.guide,
-                              guide_p=self.guide_p, leaf=self.leaf, leaf_depth=self.leaf_depth)
+                              guide_p=self.guide_p, leaf=self.leaf, leaf_depth=self.leaf_depth,
+                              weight=self.weight, weight_t=self.weight_t)
             choice = int(out["choice"])
             # the actions played out in at least one world (top and guide leave some out)
             played = {a for a, n in zip(out["legal"], out["played"]) if n > 0}
@@ -791,6 +867,9 @@ class SearchAgent(Agent):
                          "ses": {a: e for a, e in zip(out["legal"], out.get("ses", []))
                                  if a in played},
                          "choice": choice, "playouts": out["playouts"]}
+            if "ess" in out:
+                self.last["ess"] = out["ess"]
+                self.last["weight_fallback"] = out["weight_fallback"]
             return choice
         legal = list(game.legal_actions())
         real = game if isinstance(game, FastGame) else FastGame.replay(game.record())

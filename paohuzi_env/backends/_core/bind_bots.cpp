@@ -209,6 +209,21 @@ void bind_bots(py::module_& m) {
     m.def("expert_action", &call<expert_action>, py::arg("view"), py::arg("rules"),
           "ExpertAgent(rules=rules).act(view) of paohuzi_env.bots.heuristic, compiled: the "
           "action id the expert bot chooses on a PlayerView.");
+    m.def(
+        "expert_action_values",
+        [](py::handle view, py::handle rules) {
+            const Rules& r = rules_of(rules);
+            const View v = view_from_python(view);
+            std::vector<double> values;
+            const int a = bot_action_values(true, v, r, &values);
+            py::list out;
+            for (double x : values) out.append(x);
+            return py::make_tuple(a, out);
+        },
+        py::arg("view"), py::arg("rules"),
+        "The compiled expert's action on a PlayerView and its own value of each legal action, "
+        "in view.legal's order (-inf: an option it does not weigh; all 0 where it weighs "
+        "none): what the search's weighted worlds soften (search.hpp expert_log_prob).");
     m.attr("WAIT_FEATURES") = WAIT_FEATURES;
     m.def(
         "wait_features",

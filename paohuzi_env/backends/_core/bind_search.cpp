@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <exception>
@@ -48,8 +49,15 @@ SearchOptions options(int samples, int playouts, const std::string& rollout, dou
                       double margin, double budget_ms, int tries, int prune, double prune_z,
                       int threads, bool prune_bar, int top, const NetPtr& net,
                       const NetPtr& guide, double guide_p, const ValuePtr& leaf,
-                      int leaf_depth) {
+                      int leaf_depth, const std::string& weight, double weight_t) {
     SearchOptions o;
+    if (weight == "none") o.weight = W_NONE;
+    else if (weight == "expert") o.weight = W_EXPERT;
+    else throw py::value_error("weight must be one of none, expert, got '" + weight + "'");
+    if (!(weight_t > 0) || std::isinf(weight_t))
+        throw py::value_error("weight_t (the temperature of the softened expert) must be positive "
+                              "and finite, got " + std::to_string(weight_t));
+    o.weight_t = weight_t;
     if (samples < 1 || playouts < 1)
         throw py::value_error("samples and playouts must be at least 1, got samples=" +
                               std::to_string(samples) + ", playouts=" + std::to_string(playouts));
@@ -164,6 +172,26 @@ py::dict result_dict(const SearchResult& r) {
     d["played"] = r.played;
     d["ses"] = r.ses;
     return d;
+}
+
+// The weighting's fields (only with a weight model) and the worlds (only with keep_worlds).
+void add_weights(py::dict& d, const SearchResult& r, const SearchOptions& o) {
+    if (o.weight != W_NONE) {
+        d["log_weights"] = r.log_weights;
+        d["ess"] = r.ess;
+        d["weight_fallback"] = r.weight_fallback;
+    }
+    if (o.keep_worlds) {
+        d["decks"] = r.decks;
+        d["scores"] = r.scores;
+    }
+}
+
+double checked_t(double t) {
+    if (!(t > 0) || std::isinf(t))
+        throw py::value_error("weight_t (the temperature of the softened expert) must be positive "
+                              "and finite, got " + std::to_string(t));
+    return t;
 }
 
 }  // namespace
@@ -374,11 +402,15 @@ void bind_search(py::module_& m) {
         [](const Game& g, int seat, const RngTuple& rng_state, int samples, int playouts,
            const std::string& rollout, double z, double margin, double budget_ms, int tries,
            int prune, double prune_z, int threads, bool prune_bar, int top, const NetPtr& net,
-           const NetPtr& guide, double guide_p, const ValuePtr& leaf, int leaf_depth) {
+           const NetPtr& guide, double guide_p, const ValuePtr& leaf, int leaf_depth,
+           const std::string& weight, double weight_t, bool keep_worlds) {
             acting_seat(g, seat);
-            const SearchOptions o = options(samples, playouts, rollout, z, margin, budget_ms,
-                                            tries, prune, prune_z, threads, prune_bar, top, net,
-                                            guide, guide_p, leaf, leaf_depth);
+            SearchOptions o = options(samples, playouts, rollout, z, margin, budget_ms, tries,
+                                      prune, prune_z, threads, prune_bar, top, net, guide,
+                                      guide_p, leaf, leaf_depth, weight, weight_t);
+            o.keep_worlds = keep_worlds;
+            if (o.weight != W_NONE && !bots_linked())
+                throw py::value_error("the compiled bots are not part of this build");
             check_rules_fit(net, g.rules());
             check_rules_fit(guide, g.rules(), "the guide network");
             check_rules_fit(leaf, g.rules(), "the leaf critic");
@@ -390,6 +422,7 @@ void bind_search(py::module_& m) {
                 r = search_action(own, seat, o, rng);
             }
             py::dict d = result_dict(r);
+            add_weights(d, r, o);
             d["rng_state"] = rng_to(rng);
             return d;
         },
@@ -399,11 +432,80 @@ void bind_search(py::module_& m) {
         py::arg("prune") = 0, py::arg("prune_z") = 1.0, py::arg("threads") = 1,
         py::arg("prune_bar") = false, py::arg("top") = 0, py::arg("net") = NetPtr(),
         py::arg("guide") = NetPtr(), py::arg("guide_p") = 1.0, py::arg("leaf") = ValuePtr(),
-        py::arg("leaf_depth") = 1,
+        py::arg("leaf_depth") = 1, py::arg("weight") = "none",
+        py::arg("weight_t") = DEFAULT_WEIGHT_T, py::arg("keep_worlds") = false,
         "The search's action for `seat` in `game` (a dict: choice, worlds, attempts, playouts, "
         "legal, means, ses, played, rng_state). rollout 'network' plays out with `net`; `guide` "
         "(a NetPolicy) chooses the candidates and the choice kept; `leaf` (a NetValue) values "
-        "the playouts, cut at the seat's leaf_depth-th turn (search.hpp).");
+        "the playouts, cut at the seat's leaf_depth-th turn (search.hpp). weight 'expert' "
+        "weights each world by the softened expert's probability of the other seats' decisions "
+        "at temperature weight_t (the dict then holds log_weights, ess and weight_fallback); "
+        "keep_worlds adds each world's deck and scores (decks, scores).");
+
+    m.def(
+        "search_world_log_weight",
+        [](const Game& g, int seat, const std::vector<int>& deck, double weight_t) -> py::object {
+            acting_seat(g, seat);
+            checked_t(weight_t);
+            if (!bots_linked()) throw py::value_error("the compiled bots are not part of this build");
+            if (int(deck.size()) != g.num_cards())
+                throw py::value_error("deck must hold " + std::to_string(g.num_cards()) +
+                                      " cards, got " + std::to_string(deck.size()));
+            std::array<int, NUM_KINDS + 1> count{};
+            for (int k : deck) {
+                if (k < 0 || k > NUM_KINDS)
+                    throw py::value_error("deck cards must be kinds 0..20, got " + std::to_string(k));
+                count[size_t(k)] += 1;
+            }
+            for (int k = 0; k < NUM_KINDS; ++k)
+                if (count[size_t(k)] != COPIES)
+                    throw py::value_error("deck must hold every kind 4 times");
+            if (count[NUM_KINDS] != g.rules().wang)
+                throw py::value_error("deck must hold the rules' 王 count");
+            const Knowledge kn = knowledge(g, seat);
+            double lw = 0.0;
+            int decisions = 0;
+            if (!world_log_weight(kn, deck, g.rules_ptr(), weight_t, &lw, &decisions))
+                return py::none();
+            return py::make_tuple(lw, decisions);
+        },
+        py::arg("game"), py::arg("seat"), py::arg("deck"), py::arg("weight_t") = DEFAULT_WEIGHT_T,
+        "The log-weight of the world `deck` at `seat`'s decision and the number of the other "
+        "seats' decisions weighed (with more than one legal action), or None when the deck does "
+        "not replay the hand's public course (search.hpp world_log_weight).");
+
+    m.def(
+        "search_world_weights",
+        [](const Game& g, int seat, const RngTuple& rng_state, int worlds, int tries,
+           double weight_t) {
+            acting_seat(g, seat);
+            checked_t(weight_t);
+            if (!bots_linked()) throw py::value_error("the compiled bots are not part of this build");
+            if (worlds < 0 || tries < 1)
+                throw py::value_error("worlds must be >= 0 and tries >= 1");
+            Pcg64 rng = rng_from(rng_state);
+            const Knowledge kn = knowledge(g, seat);
+            py::list out;
+            std::vector<int> deck;
+            int got = 0;
+            for (int attempts = 0; got < worlds && attempts < worlds * tries; ++attempts) {
+                if (!sample_deck(kn, rng, &deck)) continue;
+                Game w = g;
+                if (!replay_world(kn, deck, g.rules_ptr(), &w)) continue;
+                rng.integers(uint64_t(1) << 31);  // the world's playout seed, as the search draws it
+                double lw = 0.0;
+                int decisions = 0;
+                world_log_weight(kn, deck, g.rules_ptr(), weight_t, &lw, &decisions);
+                out.append(py::make_tuple(deck, lw, decisions));
+                ++got;
+            }
+            return py::make_tuple(out, rng_to(rng));
+        },
+        py::arg("game"), py::arg("seat"), py::arg("rng_state"), py::arg("worlds"),
+        py::arg("tries") = 8, py::arg("weight_t") = DEFAULT_WEIGHT_T,
+        "The worlds the search samples from `rng_state` (at most `worlds`, in worlds * tries "
+        "attempts, the search's draws without its playouts or time budget), each as (deck, "
+        "log_weight, decisions weighed), and the advanced rng state.");
 
     m.def(
         "search_worlds",
@@ -444,7 +546,8 @@ void bind_search(py::module_& m) {
            uint64_t seed, int samples, int playouts, const std::string& rollout, double z,
            double margin, int tries, int prune, double prune_z, int threads, bool prune_bar,
            int top, py::object rng_states, const NetPtr& net, const NetPtr& guide,
-           double guide_p, const ValuePtr& leaf, int leaf_depth) {
+           double guide_p, const ValuePtr& leaf, int leaf_depth, const std::string& weight,
+           double weight_t) {
             const int n = vg.size();
             if (out.ndim() != 1 || out.shape(0) != n)
                 throw py::value_error("out must be an int64 array of shape (" + std::to_string(n) + ",)");
@@ -474,7 +577,9 @@ void bind_search(py::module_& m) {
                 throw py::value_error("threads must be 1..256, got " + std::to_string(threads));
             const SearchOptions o = options(samples, playouts, rollout, z, margin, 0.0, tries,
                                             prune, prune_z, 1, prune_bar, top, net, guide,
-                                            guide_p, leaf, leaf_depth);
+                                            guide_p, leaf, leaf_depth, weight, weight_t);
+            if (o.weight != W_NONE && !bots_linked())
+                throw py::value_error("the compiled bots are not part of this build");
             check_rules_fit(net, vg.rules());
             check_rules_fit(guide, vg.rules(), "the guide network");
             check_rules_fit(leaf, vg.rules(), "the leaf critic");
@@ -529,7 +634,8 @@ void bind_search(py::module_& m) {
         py::arg("prune_z") = 1.0, py::arg("threads") = 1, py::arg("prune_bar") = false,
         py::arg("top") = 0, py::arg("rng_states") = py::none(), py::arg("net") = NetPtr(),
         py::arg("guide") = NetPtr(), py::arg("guide_p") = 1.0, py::arg("leaf") = ValuePtr(),
-        py::arg("leaf_depth") = 1,
+        py::arg("leaf_depth") = 1, py::arg("weight") = "none",
+        py::arg("weight_t") = DEFAULT_WEIGHT_T,
         "The search's action in each hand `which` marks (all if None), written into `out`.");
 }
 

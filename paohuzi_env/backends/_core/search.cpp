@@ -278,8 +278,13 @@ bool sample_deck(const Knowledge& kn, Pcg64& rng, std::vector<int>* out, int tri
     return false;
 }
 
-bool replay_world(const Knowledge& kn, const std::vector<int>& deck,
-                  const std::shared_ptr<const Rules>& rules, Game* out) {
+namespace {
+
+// replay_world's replay, calling on_other(g, a) before each action `a` another seat takes in it
+// (g: the world at that seat's decision).
+template <class OnOther>
+bool replay_course(const Knowledge& kn, const std::vector<int>& deck,
+                   const std::shared_ptr<const Rules>& rules, Game* out, OnOther&& on_other) {
     Game g(rules, deck, kn.dealer);
     const std::vector<Event>& events = kn.events;
     const size_t ne = events.size();
@@ -328,8 +333,59 @@ bool replay_world(const Knowledge& kn, const std::vector<int>& deck,
             }
         }
         if (a < 0 || !g.is_legal(a)) return false;
+        if (s != kn.me) on_other(static_cast<const Game&>(g), a);
         g.step(a);
     }
+}
+
+}  // namespace
+
+bool replay_world(const Knowledge& kn, const std::vector<int>& deck,
+                  const std::shared_ptr<const Rules>& rules, Game* out) {
+    return replay_course(kn, deck, rules, out, [](const Game&, int) {});
+}
+
+double expert_log_prob(const Game& g, int a, double t) {
+    if (!(t > 0) || std::isinf(t))
+        throw std::invalid_argument("the temperature must be positive and finite");
+    if (g.done()) throw std::invalid_argument("the hand is over: there is no decision");
+    const std::vector<int>& legal = g.legal();
+    const auto at = std::find(legal.begin(), legal.end(), a);
+    if (at == legal.end())
+        throw std::invalid_argument("action " + std::to_string(a) + " is not legal here");
+    const size_t n = legal.size();
+    if (n == 1) return 0.0;
+    View v;
+    g.fill_view(g.current_player(), v);
+    std::vector<double> values;
+    bot_action_values(true, v, g.rules(), &values);
+    double top = -INFINITY;
+    for (double x : values) top = std::max(top, x / t);
+    bool flat = true;  // the expert weighs no option: all its values are equal (0, or -inf)
+    for (double x : values) flat = flat && x == values[0];
+    if (flat || top == -INFINITY) return -std::log(double(n));
+    const double mine = values[size_t(at - legal.begin())] / t;
+    if (mine == -INFINITY) return -INFINITY;
+    double z = 0.0;
+    for (double x : values) z += std::exp(x / t - top);
+    return mine - top - std::log(z);
+}
+
+bool world_log_weight(const Knowledge& kn, const std::vector<int>& deck,
+                      const std::shared_ptr<const Rules>& rules, double t, double* logw,
+                      int* decisions) {
+    double sum = 0.0;
+    int count = 0;
+    Game out(rules, deck, kn.dealer);
+    const bool ok = replay_course(kn, deck, rules, &out, [&](const Game& g, int a) {
+        if (g.legal().size() < 2) return;
+        sum += expert_log_prob(g, a, t);
+        ++count;
+    });
+    if (!ok) return false;
+    *logw = sum;
+    if (decisions) *decisions = count;
+    return true;
 }
 
 // ---------------------------------------------------------------------------- the search
@@ -409,6 +465,47 @@ void play_round(const std::vector<WorldJob>& worlds, const std::vector<int>& leg
     if (err) std::rethrow_exception(err);
 }
 
+// The self-normalised weighted mean and standard error of xs under linear weights ws (>= 0,
+// same length, at least 2): SearchOptions::weight. Weights that are all 0 count equally.
+struct WStat {
+    double mean, se, ess;
+};
+
+WStat weighted_stat(const std::vector<double>& xs, const std::vector<double>& ws) {
+    const size_t n = xs.size();
+    double sw = 0.0;
+    for (double w : ws) sw += w;
+    std::vector<double> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = sw > 0 ? ws[i] / sw : 1.0 / double(n);
+    double mean = 0.0, s2 = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        mean += v[i] * xs[i];
+        s2 += v[i] * v[i];
+    }
+    double sq = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        const double d = xs[i] - mean;
+        sq += v[i] * v[i] * d * d;
+    }
+    const double ess = 1.0 / s2;
+    const double se = ess > 1.0 ? std::sqrt(sq * ess / (ess - 1.0)) : INFINITY;
+    return {mean, se, ess};
+}
+
+// Linear weights exp(lw - max lw) of the first n log-weights; all 1 (and *fallback set) when
+// every one is -inf.
+std::vector<double> linear_weights(const std::vector<double>& lw, size_t n, bool* fallback) {
+    double top = -INFINITY;
+    for (size_t i = 0; i < n; ++i) top = std::max(top, lw[i]);
+    std::vector<double> w(n, 1.0);
+    if (top == -INFINITY) {
+        if (fallback) *fallback = true;
+        return w;
+    }
+    for (size_t i = 0; i < n; ++i) w[i] = std::exp(lw[i] - top);
+    return w;
+}
+
 }  // namespace
 
 SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pcg64& rng) {
@@ -422,7 +519,8 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
         opt.budget_ms < 0 || opt.prune < 0 || opt.prune_z < 0 || opt.threads < 1 || opt.top < 0 ||
         (opt.top > 0 && opt.top < 2) || (opt.top > 0 && (opt.rollout == P_RANDOM || opt.net)) ||
         (opt.top > 0 && opt.guide) || !(opt.guide_p >= 0.0 && opt.guide_p <= 1.0) ||
-        opt.leaf_depth < 1)
+        opt.leaf_depth < 1 || (opt.weight != W_NONE && opt.weight != W_EXPERT) ||
+        !(opt.weight_t > 0) || std::isinf(opt.weight_t))
         throw std::invalid_argument("bad search options");
     for (const NetPolicy* n : {opt.net.get(), opt.guide.get()})
         if (n && n->obs_size() != obs_size(g.rules()))
@@ -506,6 +604,7 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
         });
         for (size_t r2 = size_t(opt.top); r2 < na; ++r2) active[size_t(order[r2])] = 0;
     }
+    const bool weighted = opt.weight != W_NONE;
     std::vector<int> deck;
     std::vector<WorldJob> batch;
     std::vector<std::vector<double>> got;
@@ -523,6 +622,13 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
             WorldJob job{g, 0};
             if (!replay_world(kn, deck, g.rules_ptr(), &job.g)) continue;
             job.pseed = rng.integers(uint64_t(1) << 31);
+            if (weighted) {  // the generator is not touched: the worlds are the unweighted ones
+                double lw = 0.0;
+                if (!world_log_weight(kn, deck, g.rules_ptr(), opt.weight_t, &lw))
+                    throw std::logic_error("search: a world that replays has no weight");
+                r.log_weights.push_back(lw);
+            }
+            if (opt.keep_worlds) r.decks.push_back(deck);
             if (opt.leaf && opt.leaf->baseline()) {  // the deal as three experts play it
                 Game fresh(g.rules_ptr(), deck, kn.dealer);
                 playout(&fresh, P_EXPERT, 0, 0);
@@ -536,7 +642,24 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
             for (size_t j = 0; j < na; ++j) r.playouts += is_played(row[j]);
             scores.push_back(std::move(row));
         }
-        if (opt.prune > 0 && scores.size() >= 2) {
+        if (opt.prune > 0 && scores.size() >= 2 && weighted) {
+            // The same rule on the weighted gains; bar: margin + z se projected to the worlds
+            // wanted (se sqrt(n / want), the unweighted sd / sqrt(want) with equal weights).
+            const size_t n = scores.size();
+            const std::vector<double> w = linear_weights(r.log_weights, n, nullptr);
+            std::vector<double> xs(n);
+            int left = 0;
+            for (size_t j = 0; j < na; ++j) {
+                if (!active[j] || int(j) == di) continue;
+                for (size_t i = 0; i < n; ++i) xs[i] = scores[i][j] - scores[i][size_t(di)];
+                const WStat st = weighted_stat(xs, w);
+                const double bar = opt.margin + (opt.prune_bar ? opt.z * st.se *
+                                                 std::sqrt(double(n) / double(want)) : 0.0);
+                if (std::isfinite(st.se) && st.mean + opt.prune_z * st.se <= bar) active[j] = 0;
+                else ++left;
+            }
+            if (left == 0) stop = true;
+        } else if (opt.prune > 0 && scores.size() >= 2) {
             // Drop an action whose gain over the bot's choice cannot plausibly clear the margin.
             const double n = double(scores.size());
             int left = 0;
@@ -561,7 +684,50 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
     }
     r.worlds = int(scores.size());
     r.choice = def;
-    if (r.worlds >= 2) {
+    if (opt.keep_worlds) r.scores = scores;
+    if (weighted && r.worlds >= 1) {
+        const std::vector<double> w = linear_weights(r.log_weights, scores.size(),
+                                                     &r.weight_fallback);
+        double sw = 0.0, sw2 = 0.0;
+        for (double x : w) {
+            sw += x;
+            sw2 += x * x;
+        }
+        r.ess = sw * sw / sw2;
+    }
+    if (weighted && r.worlds >= 2) {
+        const std::vector<double> w = linear_weights(r.log_weights, scores.size(), nullptr);
+        r.means.assign(na, NAN);
+        r.played.assign(na, 0);
+        r.ses.assign(na, NAN);
+        std::vector<double> lcb(na, -INFINITY);
+        std::vector<double> xs, ws;
+        for (size_t j = 0; j < na; ++j) {
+            xs.clear();
+            ws.clear();
+            for (size_t i = 0; i < scores.size(); ++i)
+                if (is_played(scores[i][j])) {
+                    xs.push_back(scores[i][j]);
+                    ws.push_back(w[i]);
+                }
+            const int cnt = int(xs.size());
+            r.played[j] = cnt;
+            if (cnt == 1) r.means[j] = xs[0];
+            if (cnt >= 2) {
+                const WStat st = weighted_stat(xs, ws);
+                r.means[j] = st.mean;
+                r.ses[j] = st.se;
+            }
+            if (cnt != r.worlds) continue;  // dropped: not a candidate
+            for (size_t i = 0; i < scores.size(); ++i) xs[i] = scores[i][j] - scores[i][size_t(di)];
+            const WStat st = weighted_stat(xs, w);
+            if (std::isfinite(st.se)) lcb[j] = st.mean - opt.z * st.se;
+        }
+        size_t best = 0;
+        for (size_t j = 1; j < na; ++j)
+            if (lcb[j] > lcb[best]) best = j;
+        if (lcb[best] > opt.margin) r.choice = legal[best];
+    } else if (r.worlds >= 2) {
         const double n = double(r.worlds);
         r.means.assign(na, 0.0);
         r.played.assign(na, 0);

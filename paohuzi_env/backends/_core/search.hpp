@@ -16,6 +16,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -63,6 +64,28 @@ bool sample_deck(const Knowledge& kn, Pcg64& rng, std::vector<int>* deck, int tr
 // `out`, or false when the deck cannot have produced that course.
 bool replay_world(const Knowledge& kn, const std::vector<int>& deck,
                   const std::shared_ptr<const Rules>& rules, Game* out);
+
+// The opponent models a world can be weighted by (SearchOptions::weight).
+enum WeightModel : int { W_NONE = 0, W_EXPERT = 1 };
+// The default temperature of the softened expert (SearchOptions::weight_t), in the expert's own
+// value units (bots.cpp: a group is worth 10, a hu xi point about 1).
+constexpr double DEFAULT_WEIGHT_T = 5.0;
+
+// The log-probability the softened expert gives the action `a` at `g`'s decision (its acting
+// seat's view): log softmax(values / t)[a] over the legal actions, with the expert's own values
+// (bots.hpp bot_action_values). 0 with a single legal action; -inf for an action the expert does
+// not weigh (value -inf) while it weighs another; uniform (-log n) where it weighs none (its
+// values all 0, as at a win on offer, or all -inf).
+double expert_log_prob(const Game& g, int a, double t);
+
+// The log-weight of the world `deck` (ln of the product, over the decisions another seat takes in
+// the replay of the public course on it, of expert_log_prob at temperature t; the seat's own
+// decisions are not weighted): true and the log-weight in `*logw`, with the number of weighted
+// decisions (more than one legal action) in `*decisions` when given; false when the deck does
+// not replay the course (replay_world).
+bool world_log_weight(const Knowledge& kn, const std::vector<int>& deck,
+                      const std::shared_ptr<const Rules>& rules, double t, double* logw,
+                      int* decisions = nullptr);
 
 struct SearchOptions {
     int samples = 32;       // worlds per decision
@@ -116,6 +139,20 @@ struct SearchOptions {
     // It must read the observation of the hand's rules (std::invalid_argument otherwise).
     std::shared_ptr<const NetValue> leaf;
     int leaf_depth = 1;
+    // Worlds weighted by the opponents' observed decisions (beyond the reference; docs/SEARCH.md,
+    // "Weighted worlds"). W_NONE (default): every world counts the same, the reference's
+    // statistics untouched. W_EXPERT: world i gets w_i = exp(world_log_weight at weight_t) (the
+    // generator is not touched: the worlds are the unweighted search's), and every mean and
+    // standard error below — the gains the choice and the pruning rest on, the reported means
+    // and ses — is the self-normalised one: with v_i = w_i / sum w over the worlds it is taken
+    // over, mean = sum v_i x_i, ess = 1 / sum v_i^2, se = sqrt(ess / (ess - 1) * sum v_i^2
+    // (x_i - mean)^2) (+inf for ess <= 1: no gain is then significant, nothing is pruned). With
+    // equal weights these are the unweighted mean and se (ddof 1). Where every world of an
+    // estimate has weight 0 the worlds count equally (SearchResult::weight_fallback).
+    WeightModel weight = W_NONE;
+    double weight_t = DEFAULT_WEIGHT_T;
+    // Keep each world's deck and per-action scores in the result (for tests and inspection).
+    bool keep_worlds = false;
 };
 
 struct SearchResult {
@@ -125,6 +162,15 @@ struct SearchResult {
     std::vector<double> means;  // per legal action over the worlds it was played in (empty: none)
     std::vector<int> played;    // per legal action: worlds it was played in
     std::vector<double> ses;    // per legal action: standard error of its mean (NaN: < 2 worlds)
+    // With a weight model: each world's log-weight (in sampling order), the effective sample
+    // size (sum w)^2 / sum w^2 over all worlds (NaN: no world), and whether every world had
+    // weight 0, so that they counted equally.
+    std::vector<double> log_weights;
+    double ess = NAN;
+    bool weight_fallback = false;
+    // With keep_worlds: each world's deck and its scores per legal action (NaN: not played).
+    std::vector<std::vector<int>> decks;
+    std::vector<std::vector<double>> scores;
 };
 
 // The search's action for `seat`, which must be the seat to act (std::invalid_argument else).
