@@ -409,3 +409,18 @@ def test_a_finished_hand_a_single_action_and_a_win_do_not_crash():
     vg = fast.VectorGame(3, "huaihua", seed=2)
     out = vector_search(vg, seed=1, samples=3, playouts=30, guide="none", weight="expert")
     assert all(int(a) in vg.hand(i).legal_actions() for i, a in enumerate(out))
+
+
+def test_the_batched_harness_weighs_as_the_agent_does():
+    """paohuzi-eval's batched path (vector_search with each agent's generator state) passes the
+    weighting on: the same rows as asking the agent at each decision."""
+    pytest.importorskip("torch")
+    from paohuzi_training.eval import batched_eval
+    from paohuzi_training.eval.evaluate import play_deal
+
+    spec = "search:samples=3,playouts=12,weight=expert,weight_t=2,guide=none"
+    assert batched_eval.search_options(spec, make_agent(spec).rules)["weight"] == "expert"
+    got = batched_eval.play_deals(spec, ["expert", "greedy"], [0, 1], 5, "huaihua", slots=4)
+    want = [row for d in (0, 1) for row in play_deal(spec, ["expert", "greedy"], d, 5, "huaihua",
+                                                     "fast")]
+    assert got == want
