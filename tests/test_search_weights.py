@@ -76,9 +76,8 @@ def _log_prob(values: list[float], i: int, t: float) -> float:
         return -math.log(n)
     if v[i] == -np.inf:
         return -math.inf
-    x = v / t
-    m = x.max()
-    return float(x[i] - m - math.log(np.exp(x - m).sum()))
+    d = (v - v.max()) / t  # at most 0: no overflow at any temperature
+    return float(d[i] - math.log(np.exp(d).sum()))
 
 
 def _py_weight(real, seat: int, deck: list[int], t: float):
@@ -330,6 +329,43 @@ def test_worlds_with_no_decision_of_another_seat_weigh_alike_and_give_the_unweig
         if found >= 4:
             break
     assert found >= 4
+
+
+def test_weights_that_are_all_zero_fall_back_to_equal_weights():
+    """At the smallest temperature every answer other than the expert's first choice has
+    probability 0; against random opponents every world then has weight 0, and the search
+    says so and counts the worlds equally: the unweighted search's choice, means and ses."""
+    rng = np.random.default_rng(1)
+    found = 0
+    for seed in range(300, 340):
+        g = fast.Game("huaihua", seed=seed)
+        while not g.done and found < 3:
+            legal = g.legal_actions()
+            if len(legal) > 1 and HU not in legal and len(g.actions) > 12:
+                seat = g.current_player
+                r = core_search(g, seat, seed=seed, samples=6, playouts=300, z=0.5,
+                                weight="expert", weight_t=5e-324, **REF)
+                if r["worlds"] >= 2 and r["weight_fallback"]:
+                    assert all(lw == -math.inf for lw in r["log_weights"])
+                    assert _close(r["ess"], r["worlds"])
+                    u = core_search(g, seat, seed=seed, samples=6, playouts=300, z=0.5, **REF)
+                    assert r["choice"] == u["choice"]
+                    assert np.allclose(r["means"], u["means"], rtol=1e-12, atol=1e-12)
+                    assert np.allclose(r["ses"], u["ses"], rtol=1e-9, atol=1e-12)
+                    found += 1
+                    break
+            g.step(int(rng.choice(legal)))
+        if found >= 3:
+            break
+    assert found >= 3
+
+
+def test_the_weighted_search_does_not_depend_on_threads():
+    for k, g in enumerate(_positions(3, seed0=280)):
+        seat = g.current_player
+        one = core_search(g, seat, seed=k, samples=8, playouts=200, weight="expert", threads=1)
+        two = core_search(g, seat, seed=k, samples=8, playouts=200, weight="expert", threads=2)
+        assert all(_same(one[key], two[key]) for key in one)
 
 
 # ------------------------------------------------------------------ (d) bad options

@@ -360,15 +360,16 @@ double expert_log_prob(const Game& g, int a, double t) {
     std::vector<double> values;
     bot_action_values(true, v, g.rules(), &values);
     double top = -INFINITY;
-    for (double x : values) top = std::max(top, x / t);
+    for (double x : values) top = std::max(top, x);
     bool flat = true;  // the expert weighs no option: all its values are equal (0, or -inf)
     for (double x : values) flat = flat && x == values[0];
     if (flat || top == -INFINITY) return -std::log(double(n));
-    const double mine = values[size_t(at - legal.begin())] / t;
+    // (v - max) / t: 0 for the best, at most 0 (or -inf) for the others, whatever t
+    const double mine = (values[size_t(at - legal.begin())] - top) / t;
     if (mine == -INFINITY) return -INFINITY;
     double z = 0.0;
-    for (double x : values) z += std::exp(x / t - top);
-    return mine - top - std::log(z);
+    for (double x : values) z += std::exp((x - top) / t);
+    return mine - std::log(z);
 }
 
 bool world_log_weight(const Knowledge& kn, const std::vector<int>& deck,
