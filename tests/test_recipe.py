@@ -316,7 +316,7 @@ def test_transfer_recipes_differ_only_in_their_rules_seed_and_length():
 def test_round_recipes_differ_only_in_their_rules_and_seeds():
     """The rounds of expert iteration under classic and zipai: labels from the search guided by
     zoo:huaihua under the preset's rules, then distillation, with no PPO; the same settings
-    but for the rules and the test seed."""
+    but for the rules, the test seed and the number of hands (classic's halved to fit its time)."""
     rs = [load_recipe(ROOT / f"configs/recipes/{p}.yaml") for p in ROUNDS]
     assert all(r.order == ("labels", "distill", "evaluate", "export") for r in rs)
     assert all(r.start == str(zoo.network_path("huaihua")) for r in rs)
@@ -324,6 +324,7 @@ def test_round_recipes_differ_only_in_their_rules_and_seeds():
     for r in rs:
         assert r.stages["labels"]["search"] == f"search:guide=checkpoint:{r.start}"
     assert rs[0].stages["distill"] == rs[1].stages["distill"] and rs[0].network == rs[1].network
+    assert [r.stages["labels"]["hands"] for r in rs] == [10000, 20000]
 
 
 def test_bad_transfers(tmp_path, capsys):
