@@ -41,7 +41,8 @@ def _at(data, path):
 
 
 PRESETS = ("classic", "hongshanzhang", "huaihua", "huaihua-468", "yongzhou", "zipai")
-TRANSFERS = ("classic", "hongshanzhang", "huaihua-468", "zipai")
+TRANSFERS = ("classic", "hongshanzhang", "huaihua-468")
+ROUNDS = ("zipai",)
 
 
 def test_the_zoo_has_a_default_network_for_every_preset():
@@ -50,6 +51,8 @@ def test_the_zoo_has_a_default_network_for_every_preset():
     assert zoo.entry("yongzhou").name == "yongzhou/gen3-r2"
     for p in TRANSFERS:  # issue 62: the huaihua network under the preset's rules
         assert zoo.entry(p).name == f"{p}/gen3-transfer"
+    for p in ROUNDS:  # ... and after a round of expert iteration under them
+        assert zoo.entry(p).name == f"{p}/gen3-round1"
     assert zoo.names()[:6] == PRESETS
     for e in zoo._all():
         assert (e.folder / "network.json").is_file() and e.weights.is_file()

@@ -168,11 +168,16 @@ def listing() -> str:
     return "\n".join(lines) + "\n"
 
 
+WHO = {"network": "this network", "guided search": "the default `search` guided by it",
+       "unguided search": "`search:guide=none` (unguided)"}
+"""How a card's strength table names each candidate."""
+
+
 def _strength_rows(c: dict[str, Any]) -> list[str]:
     rows = ["| candidate | against two | deals | seed | mean points [95% CI] | results |",
             "|---|---|---|---|---|---|"]
     for f in c.get("strength", []):
-        who = "this network" if f["candidate"] == "network" else "the default `search` guided by it"
+        who = WHO.get(f["candidate"], f["candidate"])
         against = "the default `search`" if f["against"] == "search" else f"`{f['against']}`"
         rows.append(f"| {who} | {against} | {f['deals']:,} | {f['seed']} | "
                     f"{_fmt_ci(f, deals=False)} | `{f['results']}` |")
@@ -201,7 +206,7 @@ def card_markdown(name: str) -> str:
              f"- **Weights** `{w['file']}` ({w['dtype']}, {w['bytes']:,} bytes), SHA-256 "
              f"`{w['sha256']}`.",
              f"- **Made by** `{m['command']}` at commit `{m['commit']}`, starting from "
-             f"{m['started_from']}. {m['how']}.".replace("..", "."),
+             f"{m['started_from']}. {m['how'][:1].upper() + m['how'][1:]}.".replace("..", "."),
              *([f"- **Full export** `{m['full_export']}`: {m['full_export_note']}."]
                if "full_export" in m else []),
              f"- **Training compute** about {comp['cpu_hours']} CPU-hours on {comp['machine']} "

@@ -146,9 +146,9 @@ def make_entry(run: Path | None, recipe: Path, entry: str, what: str, *, half: b
     stages = _stages(run) if run is not None else []
     commit = commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                       text=True, check=True).stdout.strip()
-    start = str(source) if run is None else next(
-        (json.loads(p.read_text(encoding="utf-8"))["settings"].get("start")
-         for p in run.glob("ppo/stage.json")), None)
+    start = str(source) if run is None else next(  # the first network stage's start
+        (json.loads((run / stage / "stage.json").read_text(encoding="utf-8"))["settings"].get("start")
+         for stage in ("distill", "ppo") if (run / stage / "stage.json").is_file()), None)
     spec = f"zoo:{preset}" if default else f"zoo:{preset}/{entry}"
     card: dict[str, Any] = {
         "format": CARD_FORMAT, "name": f"{preset}/{entry}", "default": default, "preset": preset,
@@ -166,7 +166,9 @@ def make_entry(run: Path | None, recipe: Path, entry: str, what: str, *, half: b
                                 "widening; every figure here was measured on this file"} if half else {})},
         "made_by": {"run": run.name, "config": recipe.as_posix(),
                     "command": f"paohuzi-recipe {recipe.as_posix()}", "commit": commit,
-                    **({"started_from": _start_name(start)} if start else {})}
+                    **({"started_from": _start_name(start)} if start else {}),
+                    "how": f"the recipe's stages: {', '.join(s['stage'] for s in stages)} (the "
+                           f"recipe's header says what each does and why)"}
         if run is not None else
         {"run": None, "config": recipe.as_posix(), "commit": commit,
          "command": f"python -m paohuzi_training.tools.zoo_entry --network "
