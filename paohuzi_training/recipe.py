@@ -68,6 +68,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paohuzi_env.apps.helptext import plain_text
+
 from .config import PPOConfig, flat_fields, from_flat, read_yaml_mapping, to_dict
 from .nets.files import write_atomic
 
@@ -808,7 +810,7 @@ def main(argv: list[str] | None = None) -> int:
         0 when every stage asked for is complete, 2 for a bad recipe, option or changed stage,
         130 when stopped (run the same command again to continue).
     """
-    p = argparse.ArgumentParser(prog="paohuzi-recipe", description=__doc__,
+    p = argparse.ArgumentParser(prog="paohuzi-recipe", description=plain_text(__doc__),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("recipe", help="the recipe file (configs/recipes/huaihua.yaml)")
     p.add_argument("--out", default=None,

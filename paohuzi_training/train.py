@@ -26,6 +26,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paohuzi_env.apps.helptext import plain_text
+
 if TYPE_CHECKING:
     from .recipe import Step, TrainConfig
 
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         The exit status: 0 when done (or stopped by SIGTERM or one Ctrl-C, with ``latest.pt``
         saved), 2 for a bad config or checkpoint, 130 when stopped at once by a second Ctrl-C.
     """
-    p = argparse.ArgumentParser(prog="paohuzi-train", description=__doc__,
+    p = argparse.ArgumentParser(prog="paohuzi-train", description=plain_text(__doc__),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", default=None, help="YAML config (default: with --resume, the "
                    "checkpoint's own config; else the built-in defaults)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -474,6 +475,36 @@ def test_train_help_is_plain_text_and_loads_no_torch():
                          check=True).stdout
     assert out.startswith("False\nusage: paohuzi-train")
     assert ":mod:" not in out and "``" not in out and "init_from" in out
+
+
+@pytest.mark.parametrize(("module", "prog", "words"), [
+    ("paohuzi_training.recipe", "paohuzi-recipe", "paohuzi_training.stages.label; shards in labels/"),
+    ("paohuzi_training.eval.evaluate", "paohuzi-eval", "(paohuzi_training.eval.journal)"),
+    ("paohuzi_training.train", "paohuzi-train", "init_from"),
+    ("paohuzi_training.stages.label", "paohuzi-label", "usage: paohuzi-label"),
+    ("paohuzi_training.exploit", "paohuzi-exploit", "usage: paohuzi-exploit"),
+])
+def test_command_help_has_no_sphinx_markup(module, prog, words, capsys):
+    """Each console script's ``--help`` shows its module docstring without the reST markup the
+    API reference renders: no double backquotes, no roles, the names themselves kept."""
+    import importlib
+
+    with pytest.raises(SystemExit):
+        importlib.import_module(module).main(["--help"])
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: {prog}") and words in out
+    assert "``" not in out
+    assert not re.search(r":(mod|class|func|attr|meth|data|exc|py:\w+):`", out), out
+
+
+def test_plain_text_drops_the_roles_and_literals():
+    from paohuzi_env.apps.helptext import plain_text
+
+    doc = ("Run ``paohuzi-eval X`` (:mod:`a.b`, :class:`a.b.C`, :func:`~a.b.f`,\n"
+           ":py:attr:`a.B.x`, :doc:`the guide <guide/start>`); keep `single` and x::")
+    assert plain_text(doc) == ("Run paohuzi-eval X (a.b, a.b.C, f,\n"
+                               "a.B.x, the guide); keep `single` and x::")
+    assert plain_text(None) == ""
 
 
 def test_eval_help_names_network_specs_and_the_defaults(capsys):

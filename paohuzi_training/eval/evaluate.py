@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from paohuzi_env.agents import decide, make_agent
+from paohuzi_env.apps.helptext import plain_text
 from paohuzi_env.backends.select import BACKENDS, game_class, resolve_backend
 from paohuzi_env.display.svg import display_name
 from paohuzi_env.game.engine import replay_record
@@ -548,7 +549,7 @@ def main(argv: list[str] | None = None) -> int:
         The exit status: 2 for a bad spec, option or checkpoint, 130 when interrupted (Ctrl-C,
         or SIGTERM) with a journal (which keeps the finished deals), else 0.
     """
-    p = argparse.ArgumentParser(prog="paohuzi-eval", description=__doc__,
+    p = argparse.ArgumentParser(prog="paohuzi-eval", description=plain_text(__doc__),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("candidate", nargs="?", help="agent spec (random, greedy, expert, search[:OPTIONS], "
                         "zoo:NAME, network:PATH, checkpoint:PATH)")
@@ -559,11 +560,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="duplicate deals, each played three times (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0,
                    help="the deals' seed: the same seed deals the same hands (default: %(default)s)")
-    p.add_argument("--rules", default="huaihua", help=f"preset: {', '.join(preset_names())}")
+    p.add_argument("--rules", default="huaihua",
+                   help=f"preset: {', '.join(preset_names())} (default: %(default)s)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--json", help="write the results to this JSON file")
     p.add_argument("--plot", metavar="PNG", help="with --league: a bar chart of the ratings")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (it is drawn on standard error)")
     p.add_argument("--backend", choices=BACKENDS, default=None,
                    help="engine: auto (default, or $PAOHUZI_BACKEND: the compiled core when built), "
                         "fast or python; the numbers do not depend on it")

@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from paohuzi_env.agents import decide, make_agent
+from paohuzi_env.apps.helptext import plain_text
 from paohuzi_env.bots.registry import bot_names
 from paohuzi_env.encode.features import WAIT_FEATURES
 from paohuzi_env.encode.observation import obs_size, obs_version
@@ -613,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
     Returns:
         The exit status: 0 when done, 1 when ``--check`` fails, 2 for a bad setting or run.
     """
-    p = argparse.ArgumentParser(prog="paohuzi-label", description=__doc__,
+    p = argparse.ArgumentParser(prog="paohuzi-label", description=plain_text(__doc__),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     d = LabelConfig()
     p.add_argument("out", help="directory of the shards (created; an existing run resumes)")
