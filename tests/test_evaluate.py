@@ -121,3 +121,36 @@ def test_add_points_averages_the_matches_and_combines_their_cis():
     assert a["mean_points"] == 2.0 and a["points_ci95"] == pytest.approx([2 - 0.5 ** 0.5,
                                                                           2 + 0.5 ** 0.5])
     assert b["mean_points"] == -2.0 and b["points_ci95"] == pytest.approx([-3.0, -1.0])
+
+
+def test_piped_table_keeps_every_column(capsys, monkeypatch):
+    """Piped (stdout not a terminal, even with COLUMNS=80), the result table loses no column:
+    every header, each row's last cell (the seconds) and the whole of a long candidate spec are
+    printed, and no line is cut short of the table's right border."""
+    from paohuzi_training.eval.evaluate import print_table
+
+    monkeypatch.setenv("COLUMNS", "80")
+    res = evaluate("greedy", "random", deals=2, seed=0, workers=1, progress=False)
+    res.pop("rows")
+    long = dict(res, candidate="network:" + "/".join(["a-long-folder-name"] * 5) + "/final.pt",
+                opponents=["search:samples=2", "random"], rules="classic", wall_seconds=4321.0,
+                variance_reduction={"mean_points": 0.5, "ci95": [0.1, 0.9], "ci_width_ratio": 0.5})
+    for results, headers in (
+            ([res], ["candidate", "vs", "mean points [95% CI]", "win rate [95% CI]", "hu", "荒庄",
+                     "dealer / non-dealer", "seconds"]),
+            ([res, long], ["candidate", "vs", "rules", "mean points [95% CI]",
+                           "AIVAT mean points [95% CI]", "CI ratio", "win rate [95% CI]", "hu",
+                           "荒庄", "dealer / non-dealer", "seconds"])):
+        print_table(results)
+        out = capsys.readouterr().out
+        lines = out.splitlines()
+        head = next(line for line in lines if "candidate" in line)
+        assert [c.strip() for c in head.strip("┃").split("┃")] == headers
+        assert all(line.endswith(("┓", "┃", "┩", "│", "┘")) for line in lines[1:]), out
+        assert f"{res['wall_seconds']:.0f}" in out
+        assert f"{res['mean_points']:+.3f} [{res['ci95'][0]:+.3f}, {res['ci95'][1]:+.3f}]" in out
+    assert "4321" in out and "+0.500 [+0.100, +0.900]" in out
+    assert "huaihua" in out  # the rows' rules differ: a column
+    # the long spec wraps in its column (folded, never cut): its pieces, in order, are all there
+    cells = "".join(line.split("│")[1].strip() for line in lines if line.startswith("│"))
+    assert long["candidate"] in cells

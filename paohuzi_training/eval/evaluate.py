@@ -502,32 +502,59 @@ def _fmt_ci(m: float, ci: Sequence[float]) -> str:
 
 
 def print_table(results: Sequence[dict]) -> None:
-    """A rich table of evaluation summaries."""
+    """A rich table of evaluation summaries, one row a result: mean points per hand and win rate
+    with their 95% CIs, the hu and 荒庄 rates, points as dealer and not, wall-clock seconds. The
+    rules and the number of deals go in the title when every row shares them.
+
+    In a terminal the table takes its width (a long candidate or opponent spec wraps); piped or
+    redirected it is printed 200 columns wide (or ``$COLUMNS`` when wider). No line is ever cut:
+    a table that cannot fit runs on rather than losing its last columns.
+    """
+    from rich.cells import cell_len
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(title="duplicate-deal evaluation (points per hand, 95% CI over deals)")
+    shared = [k for k in ("rules", "deals") if len({r[k] for r in results}) == 1]
+    title = "duplicate-deal evaluation"
+    if shared:
+        title += ": " + ", ".join(f"{results[0][k]}{' deals' if k == 'deals' else ''}"
+                                  for k in shared)
+    t = Table(title=f"{title} (points per hand, 95% CI over deals)")
     vr = any("variance_reduction" in r for r in results)
-    cols = ["candidate", "vs", "rules", "deals", "mean points"]
+    cols = ["candidate", "vs", *(k for k in ("rules", "deals") if k not in shared),
+            "mean points [95% CI]"]
     if vr:
-        cols += ["AIVAT mean points", "CI width ratio"]
-    for col in (*cols, "win rate", "hu rate", "荒庄 rate", "as dealer", "non-dealer", "seconds"):
-        # the candidate (a long path, say) wraps rather than being cut short
-        t.add_column(col, overflow="fold", no_wrap=col != "candidate",
-                     min_width=24 if col == "candidate" else None)
+        cols += ["AIVAT mean points [95% CI]", "CI ratio"]
+    cols += ["win rate [95% CI]", "hu", "荒庄", "dealer / non-dealer", "seconds"]
+    rows = []
     for r in results:
         v = r.get("variance_reduction")
         corrected = ([_fmt_ci(v["mean_points"], v["ci95"]), f"{v['ci_width_ratio']:.2f}"]
                      if v else ["", ""]) if vr else []
-        t.add_row(
-            r["candidate"], "/".join(r["opponents"]), r["rules"], str(r["deals"]),
+        rows.append([
+            r["candidate"], "/".join(r["opponents"]),
+            *(str(r[k]) for k in ("rules", "deals") if k not in shared),
             _fmt_ci(r["mean_points"], r["ci95"]), *corrected,
             f"{r['win_rate']:.3f} [{r['win_rate_ci95'][0]:.3f}, {r['win_rate_ci95'][1]:.3f}]",
             f"{r['hu_rate']:.3f}", f"{r['draw_rate']:.3f}",
-            f"{r['dealer']['mean_points']:+.2f}", f"{r['non_dealer']['mean_points']:+.2f}",
+            f"{r['dealer']['mean_points']:+.2f} / {r['non_dealer']['mean_points']:+.2f}",
             f"{r['wall_seconds']:.0f}",
-        )
-    Console(width=max(160, Console().width)).print(t)
+        ])
+    # The agent specs (a long path, say) wrap, down to FOLD columns; every other column keeps
+    # its widest cell, so the table needs at least `needed` columns (with the cell padding and
+    # the borders) and is never printed narrower.
+    fold = {"candidate": 24, "vs": 12}
+    needed = len(cols) + 1
+    for i, col in enumerate(cols):
+        widest = max(cell_len(x) for x in [col, *(row[i] for row in rows)])
+        least = min(widest, fold.get(col, widest))
+        t.add_column(col, overflow="fold", no_wrap=col not in fold, min_width=least)
+        needed += 2 + least
+    for row in rows:
+        t.add_row(*row)
+    console = Console()
+    width = console.width if console.is_terminal else max(200, console.width)
+    Console(width=max(width, needed)).print(t, crop=False)
 
 
 def _same_file(a: str, b: str) -> bool:
