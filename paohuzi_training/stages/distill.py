@@ -329,8 +329,9 @@ def distill(model, optimizer, cfg: DistillConfig, device, rng: np.random.Generat
         else:
             log(f"distillation: {state_path} is from other labels or settings; starting afresh")
     log(f"distillation: {len(train_rows):,} labelled decisions to learn, {len(held_rows):,} held "
-        f"out, {cfg.distill_epochs} epochs (T = {cfg.distill_temperature:g} points, soft weight "
-        f"{cfg.distill_soft:g}); {int(depart[torch.as_tensor(train_rows)].sum()):,} of them "
+        f"out, {cfg.distill_epochs} epochs (soft target: softmax of the search's mean points at "
+        f"temperature {cfg.distill_temperature:g}, weight {cfg.distill_soft:g}); "
+        f"{int(depart[torch.as_tensor(train_rows)].sum()):,} of them "
         f"depart from the starting network's move (weight {cfg.distill_departure_weight:g})")
     for group in optimizer.param_groups:
         group["lr"] = cfg.distill_learning_rate

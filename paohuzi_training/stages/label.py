@@ -602,8 +602,8 @@ def run(config: LabelConfig, inputs: LabelInputs, log=print) -> dict[str, Any]:
     """The label stage: label (or go on labelling) ``config.hands`` hands into ``inputs.out``;
     returns :func:`label`'s figures."""
     res = label(config, inputs.out, workers=inputs.workers, ray=inputs.ray)
-    log(f"labels: {res['labels']:,} labels from {res['hands']:,} hands this run "
-        f"({res['skipped']} shard(s) finished before)")
+    before = f" ({res['skipped']} shard(s) finished before)" if res["skipped"] else ""
+    log(f"labels: {res['labels']:,} labels from {res['hands']:,} hands this run{before}")
     return res
 
 
