@@ -103,6 +103,17 @@ def test_short_run_reads_back(tmp_path):
     assert (again["shards"], again["skipped"], again["labels"]) == (0, 2, 0)
 
 
+def test_the_stage_log_names_finished_shards_only_when_there_are_some(tmp_path):
+    from paohuzi_training.stages.label import LabelInputs, run
+
+    cfg = LabelConfig(hands=2, search=TINY, seats=(0,), seed=5, shard_hands=1)
+    lines: list[str] = []
+    first = run(cfg, LabelInputs(out=tmp_path, workers=1), log=lines.append)
+    run(cfg, LabelInputs(out=tmp_path, workers=1), log=lines.append)
+    assert lines == [f"labels: {first['labels']:,} labels from 2 hands this run",
+                     "labels: 0 labels from 0 hands this run (2 shard(s) finished before)"]
+
+
 def test_two_workers_write_the_same_shards(tmp_path, monkeypatch):
     monkeypatch.setattr(label_mod, "POLL_S", 0.001)  # the parent polls (and times out) often
     cfg = LabelConfig(hands=2, search=TINY, seats=(1,), seed=2, shard_hands=1)
