@@ -172,6 +172,8 @@ def test_tiny_recipe_labels_distill_ppo_with_kl_and_evaluation(tmp_path, monkeyp
                 distill_holdout=0.2, eval_every=0, final_eval_deals=0, save_records=0)
     lines: list[str] = []
     final = train(make_config(base), log=lambda *a: lines.append(" ".join(map(str, a))))
+    assert any("2 epochs (soft target: softmax of the search's mean points at temperature 1, "
+               "weight 0.5)" in s for s in lines), lines
     state = load_checkpoint(tmp_path / "checkpoints" / "d__1" / STATE_NAME)
     assert state["epoch"] == 2 and len(state["history"]) == 2
     h = state["history"][-1]
