@@ -517,8 +517,9 @@ def print_table(results: Sequence[dict]) -> None:
     shared = [k for k in ("rules", "deals") if len({r[k] for r in results}) == 1]
     title = "duplicate-deal evaluation"
     if shared:
-        title += ": " + ", ".join(f"{results[0][k]}{' deals' if k == 'deals' else ''}"
-                                  for k in shared)
+        n = results[0]["deals"]
+        title += ": " + ", ".join(results[0]["rules"] if k == "rules" else
+                                  f"{n:,} deal{'s' if n != 1 else ''}" for k in shared)
     t = Table(title=f"{title} (points per hand, 95% CI over deals)")
     vr = any("variance_reduction" in r for r in results)
     cols = ["candidate", "vs", *(k for k in ("rules", "deals") if k not in shared),
