@@ -286,8 +286,9 @@ def test_paohuzi_zoo_lists_prints_and_gives_json(capsys):
     assert main(["zoo"]) == 0
     out = capsys.readouterr().out
     for r in zoo.entries():
-        assert r["spec"] in out and r["preset"] in out
+        assert r["spec"] in out and r["preset"] in out and r["what"][:30] in out
     assert "+0.534 [+0.466, +0.603]; 20,000 deals" in out and "ms" in out
+    assert max(len(line) for line in out.splitlines()) <= 150  # a wide terminal's, not 250
     assert main(["zoo", "huaihua"]) == 0
     assert capsys.readouterr().out == zoo.card_markdown("huaihua")
     assert main(["zoo", "yongzhou/gen3-r2", "--json"]) == 0

@@ -156,12 +156,21 @@ def table(rows: list[dict[str, Any]] | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
+WHAT_WIDTH = 60
+"""How much of an entry's ``what`` the listing shows (the card has all of it)."""
+
+
+def _short(text: str, width: int = WHAT_WIDTH) -> str:
+    return text if len(text) <= width else text[:width - 1].rstrip(" ,:;") + "…"
+
+
 def listing() -> str:
-    """The entries as aligned text (``paohuzi zoo``): spec, preset, what, the network against
-    two ``expert`` with its CI, decision time."""
-    head = ("spec", "preset", "what", "vs two expert: mean points [95% CI]; deals", "decision")
-    rows = [head] + [(r["spec"], r["preset"], r["what"], _fmt_ci(r["vs_expert"]),
-                      _ms(r["decision_ms"])) for r in entries()]
+    """The entries as aligned text (``paohuzi zoo``): spec, preset, the network against two
+    ``expert`` with its CI, decision time, and the start of what it is (:data:`WHAT_WIDTH`
+    characters: about 150 columns in all; ``paohuzi zoo NAME`` prints the whole card)."""
+    head = ("spec", "preset", "vs two expert: mean points [95% CI]; deals", "decision", "what")
+    rows = [head] + [(r["spec"], r["preset"], _fmt_ci(r["vs_expert"]), _ms(r["decision_ms"]),
+                      _short(r["what"])) for r in entries()]
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     lines.append("paohuzi zoo NAME: one card; the agent spec is zoo:NAME (docs/zoo.md)")
