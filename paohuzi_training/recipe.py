@@ -538,18 +538,26 @@ class _Clock:
         self.t0 = time.monotonic()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._tick, daemon=True)
+        # one writer at a time: the ticking thread and the stage's own writes share the record,
+        # and write_atomic removes a killed writer's temporary files, which a concurrent write's
+        # still is
+        self._lock = threading.Lock()
+
+    TICK_S = 5.0
+    """How often the record is rewritten while the stage runs (seconds)."""
 
     def _tick(self) -> None:
-        while not self._stop.wait(5.0):
+        while not self._stop.wait(self.TICK_S):
             self.write()
 
     def write(self, complete: bool | None = None, **extra: Any) -> None:
-        self.record["seconds"] = self.base + time.monotonic() - self.t0
-        if complete is not None:
-            self.record["complete"] = complete
-        self.record.update(extra)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(self.path, json.dumps(self.record, indent=2, ensure_ascii=False).encode())
+        with self._lock:
+            self.record["seconds"] = self.base + time.monotonic() - self.t0
+            if complete is not None:
+                self.record["complete"] = complete
+            self.record.update(extra)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.path, json.dumps(self.record, indent=2, ensure_ascii=False).encode())
 
     def __enter__(self) -> _Clock:
         self.write()

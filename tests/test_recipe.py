@@ -458,3 +458,38 @@ def test_every_committed_recipe_loads(path, monkeypatch, tmp_path):
         monkeypatch.chdir(tmp_path)
     r = load_recipe(path)
     assert r.name and all(r.stages[s] for s in ("ppo", "distill") if s in r.order)
+
+
+def test_a_stages_record_is_written_by_one_writer_at_a_time(tmp_path, monkeypatch):
+    """The record's ticking thread and the stage's own writes never overlap: write_atomic
+    removes the temporary files of a writer of the same path it takes for killed, and a
+    concurrent write's is one (a final write once failed with FileNotFoundError)."""
+    import threading
+    import time
+
+    from paohuzi_training import recipe
+
+    monkeypatch.chdir(tmp_path)
+    busy = threading.Lock()
+    overlaps = []
+    real = recipe.write_atomic
+
+    def slow_write(path, blob):
+        if not busy.acquire(blocking=False):
+            overlaps.append(path)
+            return
+        try:
+            time.sleep(0.002)
+            real(path, blob)
+        finally:
+            busy.release()
+
+    monkeypatch.setattr(recipe, "write_atomic", slow_write)
+    monkeypatch.setattr(recipe._Clock, "TICK_S", 0.0005)
+    with recipe._Clock("ppo", {"stage": "ppo"}) as clock:
+        for k in range(200):
+            clock.write(step=k)
+        clock.write(complete=True)
+    assert overlaps == []
+    assert json.loads((tmp_path / "ppo" / "stage.json").read_text())["complete"] is True
+    assert not list((tmp_path / "ppo").glob("*.tmp"))

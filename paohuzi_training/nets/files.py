@@ -24,7 +24,8 @@ def write_atomic(path: str | Path, blob: bytes) -> None:
     """Write ``blob`` to ``path`` so that a reader sees the old file or the new one, never a
     torn one: a temporary file in the same folder, flushed and fsynced, renamed over ``path``,
     then the folder fsynced (the rename survives a power cut). Temporary files left by an
-    earlier writer of ``path`` that was killed are removed after the rename."""
+    earlier writer of ``path`` that was killed are removed after the rename, so writers of one
+    ``path`` must not overlap (a concurrent writer's temporary file would go too)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
