@@ -44,7 +44,7 @@ project's harnesses do this for agents with an ``act_game`` method) and needs th
 core (``paohuzi_env.backends.fast``). Spec: ``search`` or, with every option at its default,
 ``search:samples=32,playouts=256,rollout=expert,z=2,margin=0,budget_ms=0,tries=8,prune=4,``
 ``prune_z=1.5,prune_bar=1,top=0,threads=1,guide=auto,guide_p=0.1,weight=none,weight_t=5,``
-``impl=core`` (see
+``own=rollout,impl=core`` (see
 :func:`parse_search_spec` and :class:`SearchAgent`);
 ``search:prune=0,guide=none`` is the reference's algorithm on the core, ``search:impl=python``
 the reference itself.
@@ -92,6 +92,10 @@ GUIDES = ("auto", "none")
 # temperature of the softened expert, in the expert's own value units (a group is worth 10).
 WEIGHTS = ("none", "expert")
 WEIGHT_T = 5.0
+OWN = "rollout"
+"""The default ``own``: the searching seat plays its playouts as the rollout plays every seat."""
+OWNS = ("rollout", "guide")
+"""The named values of ``own`` (besides ``checkpoint:PATH`` and ``zoo:NAME``)."""
 
 
 def _next(s: int) -> int:
@@ -378,12 +382,13 @@ def parse_search_spec(arg: str) -> dict[str, Any]:
     types = {"samples": int, "rollout": str, "z": float, "margin": float, "playouts": int,
              "budget_ms": float, "tries": int, "prune": int, "prune_z": float, "threads": int,
              "prune_bar": int, "top": int, "guide": str, "guide_p": float,
-             "impl": str, "leaf": str, "leaf_depth": int, "weight": str, "weight_t": float}
+             "impl": str, "leaf": str, "leaf_depth": int, "weight": str, "weight_t": float,
+             "own": str}
     last = ""
     for part in arg.split(","):
         key, sep, value = part.partition("=")
         key = key.strip()
-        if not sep and last in ("rollout", "guide", "leaf") and \
+        if not sep and last in ("rollout", "guide", "leaf", "own") and \
                 str(out[last]).startswith(NETWORK_ROLLOUT):
             raise ValueError(
                 f"search option {last}={out[last]},{part}: a comma separates the options, "
@@ -462,6 +467,27 @@ def _guide_network(guide: Any, rules: Rules) -> Any:
                      f"zoo:NAME, got {guide!r}")
 
 
+def _own_network(own: Any, guide: Any, rules: Rules) -> Any:
+    """The network (or None) that plays the searching seat's own decisions in the playouts, for
+    ``own``: ``rollout`` (None: the rollout plays every seat), ``guide`` (the guide network
+    ``guide``, which must be given), ``checkpoint:PATH``, ``zoo:NAME`` or a loaded network
+    (checked against ``rules``)."""
+    if own is None or own == "rollout":
+        return None
+    if own == "guide":
+        if guide is None:
+            raise ValueError("own=guide plays the searching seat with the guide network, and this "
+                             "search has none (guide=none, or no network packaged for "
+                             f"{rules.name}): name one (guide=zoo:NAME) or use "
+                             "own=checkpoint:PATH")
+        return guide
+    net = _spec_network(own, rules)
+    if net is not None:
+        return net
+    raise ValueError(f"own must be one of {', '.join(OWNS)}, {NETWORK_ROLLOUT}PATH or zoo:NAME, "
+                     f"got {own!r}")
+
+
 def _guide_args(guide: Any, rules: Rules) -> Any:
     """The binding's ``guide``: the compiled network of :func:`_guide_network`, or None."""
     net = _guide_network(guide, rules)
@@ -515,7 +541,7 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
                 prune_bar: int = PRUNE_BAR, top: int = TOP, guide: Any = GUIDE,
                 guide_p: float = GUIDE_P, leaf: Any = "none",
                 leaf_depth: int = 1, weight: str = "none", weight_t: float = WEIGHT_T,
-                keep_worlds: bool = False) -> dict[str, Any]:
+                keep_worlds: bool = False, own: Any = OWN) -> dict[str, Any]:
     """The compiled search (``paohuzi_env/backends/_core/search.cpp``) at ``seat``'s decision in ``game``
     (either engine).
 
@@ -538,8 +564,9 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
     ``prune=0`` the answer is the reference's only with ``guide="none"``). ``leaf`` /
     ``leaf_depth``: as :class:`SearchAgent`'s (the means are then the critic's points).
     ``weight`` / ``weight_t``: as :class:`SearchAgent`'s; ``weight="none"`` is the unweighted
-    search, the same answer as without the option. ``keep_worlds`` adds each world's deck and
-    its scores per legal action to the answer.
+    search, the same answer as without the option. ``own``: as :class:`SearchAgent`'s
+    (``rollout``, the default, is the search without the option). ``keep_worlds`` adds each
+    world's deck and its scores per legal action to the answer.
 
     Returns:
         a dict: ``choice``, ``worlds``, ``attempts``, ``playouts``, ``legal``, ``means`` (per
@@ -564,7 +591,9 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
         raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
     real = game if isinstance(game, fast.Game) else fast.Game.replay(game.record())
     rollout, net = _rollout_args(rollout, real.rules)
-    gnet = _guide_args(guide, real.rules)
+    gn = _guide_network(guide, real.rules)
+    gnet = None if gn is None else gn.core
+    on = _own_network(own, gn, real.rules)
     lnet = _leaf_args(leaf, leaf_depth, real.rules)
     _check_weight(weight, weight_t)
     gen = rng if rng is not None else np.random.default_rng(seed)
@@ -574,7 +603,7 @@ def core_search(game: Any, seat: int, *, rng: np.random.Generator | None = None,
                              threads=threads, prune_bar=bool(prune_bar), top=top, net=net,
                              guide=gnet, guide_p=guide_p, leaf=lnet, leaf_depth=int(leaf_depth),
                              weight=weight, weight_t=float(weight_t),
-                             keep_worlds=bool(keep_worlds))
+                             keep_worlds=bool(keep_worlds), own=None if on is None else on.core)
     _set_rng_state(gen, out.pop("rng_state"))
     return dict(out)
 
@@ -586,7 +615,7 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
                   rng_states: np.ndarray | None = None, guide: Any = GUIDE,
                   guide_p: float = GUIDE_P, leaf: Any = "none",
                   leaf_depth: int = 1, weight: str = "none",
-                  weight_t: float = WEIGHT_T) -> np.ndarray:
+                  weight_t: float = WEIGHT_T, own: Any = OWN) -> np.ndarray:
     """The compiled search's action in each hand of ``vg`` (a :class:`paohuzi_env.backends.fast.VectorGame`)
     that ``which`` (bool (n,)) marks, all hands when None, as int64 (n,) (``out`` keeps its other
     entries). Hand ``i`` draws its worlds from a generator keyed by ``seed``, its deal number and
@@ -619,14 +648,17 @@ def vector_search(vg: Any, which: Any = None, out: np.ndarray | None = None, see
                                    or rng_states.dtype != np.uint64 or rng_states.shape != (n, 6)):
         raise ValueError(f"rng_states must be a uint64 array of shape ({n}, 6)")
     rollout, net = _rollout_args(rollout, vg.rules)
-    gnet = _guide_args(guide, vg.rules)
+    gn = _guide_network(guide, vg.rules)
+    gnet = None if gn is None else gn.core
+    on = _own_network(own, gn, vg.rules)
     lnet = _leaf_args(leaf, leaf_depth, vg.rules)
     _check_weight(weight, weight_t)
     core.search_actions(vg._v, out, which, int(seed), samples=samples, playouts=playouts,
                         rollout=rollout, z=z, margin=margin, tries=tries, prune=prune,
                         prune_z=prune_z, threads=threads, prune_bar=bool(prune_bar), top=top,
                         rng_states=rng_states, net=net, guide=gnet, guide_p=guide_p, leaf=lnet,
-                        leaf_depth=int(leaf_depth), weight=weight, weight_t=float(weight_t))
+                        leaf_depth=int(leaf_depth), weight=weight, weight_t=float(weight_t),
+                        own=None if on is None else on.core)
     return out
 
 
@@ -735,6 +767,12 @@ class SearchAgent(Agent):
             search only.
         weight_t: the temperature (default ``WEIGHT_T``, 5: in the expert's value units, where
             a group is worth 10); large temperatures weight every world alike.
+        own: who plays the searching seat's own later decisions in the playouts: ``rollout``
+            (default: the rollout, as it plays every seat), ``guide`` (the guide network, which
+            the search must have), ``checkpoint:PATH`` or ``zoo:NAME`` (a policy network trained
+            under ``rules``). The other seats keep the rollout, the stand-in for the policies
+            they actually play (docs/SEARCH.md, "The searching seat plays on as itself").
+            Compiled search only.
         impl: ``core`` (the compiled search, ``_core/search.cpp``) or ``python`` (this module's
             readable reference; the same decisions as ``core`` with ``prune=0`` and
             ``guide=none`` for the same seed).
@@ -751,7 +789,8 @@ class SearchAgent(Agent):
                  prune: int | None = None, prune_z: float = PRUNE_Z, threads: int = 1,
                  prune_bar: int = PRUNE_BAR, top: int | None = None, impl: str = "core",
                  guide: Any = GUIDE, guide_p: float = GUIDE_P, leaf: Any = "none",
-                 leaf_depth: int = 1, weight: str = "none", weight_t: float = WEIGHT_T) -> None:
+                 leaf_depth: int = 1, weight: str = "none", weight_t: float = WEIGHT_T,
+                 own: Any = OWN) -> None:
         super().__init__(seed)
         if samples < 1 or playouts < 1:
             raise ValueError(f"samples and playouts must be at least 1, got samples={samples}, "
@@ -784,9 +823,9 @@ class SearchAgent(Agent):
         _check_weight(weight, weight_t)
         if impl == "python" and (prune or threads != 1 or top or rollout not in ROLLOUTS
                                  or guide != "none" or (leaf is not None and leaf != "none")
-                                 or weight != "none"):
-            raise ValueError("prune, top, threads, a guide, a leaf critic, a network rollout and "
-                             "weight are options of the compiled search (impl=core)")
+                                 or weight != "none" or (own is not None and own != OWN)):
+            raise ValueError("prune, top, threads, a guide, a leaf critic, a network rollout, own "
+                             "and weight are options of the compiled search (impl=core)")
         if not isinstance(guide_p, (int, float)) or not 0.0 <= guide_p <= 1.0:
             raise ValueError(f"guide_p must be a probability in [0, 1], got {guide_p!r}")
         self.rules = as_rules(rules)
@@ -796,6 +835,8 @@ class SearchAgent(Agent):
             raise ValueError("top ranks actions by the rollout bot's values: not with a guide "
                              "network (guide=none)")
         self.guide_p = float(guide_p)
+        # the network of the seat's own playout decisions (None: the rollout's)
+        self.own: Any = _own_network(own, self.guide, self.rules) if impl == "core" else None
         # the leaf critic (None: playouts to the end)
         _check_leaf_depth(leaf_depth)
         self.leaf: Any = _leaf_critic(leaf, self.rules) if impl == "core" else None
@@ -832,7 +873,8 @@ class SearchAgent(Agent):
                 "z": self.z, "margin": self.margin, "tries": self.tries, "prune": self.prune,
                 "prune_z": self.prune_z, "prune_bar": self.prune_bar, "top": self.top,
                 "guide": self.guide, "guide_p": self.guide_p, "leaf": self.leaf,
-                "leaf_depth": self.leaf_depth, "weight": self.weight, "weight_t": self.weight_t}
+                "leaf_depth": self.leaf_depth, "weight": self.weight, "weight_t": self.weight_t,
+                "own": self.own}
 
     def act(self, view: PlayerView) -> int:
         """Not supported: the search needs the game, so call :meth:`act_game`.
@@ -858,7 +900,7 @@ class SearchAgent(Agent):
                               prune=self.prune, prune_z=self.prune_z, threads=self.threads,
                               prune_bar=self.prune_bar, top=self.top, guide=self.guide,
                               guide_p=self.guide_p, leaf=self.leaf, leaf_depth=self.leaf_depth,
-                              weight=self.weight, weight_t=self.weight_t)
+                              weight=self.weight, weight_t=self.weight_t, own=self.own)
             choice = int(out["choice"])
             # the actions played out in at least one world (top and guide leave some out)
             played = {a for a, n in zip(out["legal"], out["played"]) if n > 0}

@@ -49,7 +49,8 @@ SearchOptions options(int samples, int playouts, const std::string& rollout, dou
                       double margin, double budget_ms, int tries, int prune, double prune_z,
                       int threads, bool prune_bar, int top, const NetPtr& net,
                       const NetPtr& guide, double guide_p, const ValuePtr& leaf,
-                      int leaf_depth, const std::string& weight, double weight_t) {
+                      int leaf_depth, const std::string& weight, double weight_t,
+                      const NetPtr& own) {
     SearchOptions o;
     if (weight == "none") o.weight = W_NONE;
     else if (weight == "expert") o.weight = W_EXPERT;
@@ -98,6 +99,9 @@ SearchOptions options(int samples, int playouts, const std::string& rollout, dou
                               "critic values the hand), got " + std::to_string(leaf_depth));
     if (leaf && (leaf->waits() || leaf->baseline()) && !bots_linked())  // the baseline: expert playouts
         throw py::value_error("the compiled bots are not part of this build");
+    if (own && own->prior() != P_RANDOM && !bots_linked())
+        throw py::value_error("the compiled bots are not part of this build");
+    o.own = own;
     o.guide = guide;
     o.guide_p = guide_p;
     o.leaf = leaf;
@@ -403,17 +407,18 @@ void bind_search(py::module_& m) {
            const std::string& rollout, double z, double margin, double budget_ms, int tries,
            int prune, double prune_z, int threads, bool prune_bar, int top, const NetPtr& net,
            const NetPtr& guide, double guide_p, const ValuePtr& leaf, int leaf_depth,
-           const std::string& weight, double weight_t, bool keep_worlds) {
+           const std::string& weight, double weight_t, bool keep_worlds, const NetPtr& own_net) {
             acting_seat(g, seat);
             SearchOptions o = options(samples, playouts, rollout, z, margin, budget_ms, tries,
                                       prune, prune_z, threads, prune_bar, top, net, guide,
-                                      guide_p, leaf, leaf_depth, weight, weight_t);
+                                      guide_p, leaf, leaf_depth, weight, weight_t, own_net);
             o.keep_worlds = keep_worlds;
             if (o.weight != W_NONE && !bots_linked())
                 throw py::value_error("the compiled bots are not part of this build");
             check_rules_fit(net, g.rules());
             check_rules_fit(guide, g.rules(), "the guide network");
             check_rules_fit(leaf, g.rules(), "the leaf critic");
+            check_rules_fit(own_net, g.rules(), "the own-seat network");
             Pcg64 rng = rng_from(rng_state);
             SearchResult r;
             const Game own(g);  // another Python thread may step `g` while the GIL is released
@@ -434,13 +439,15 @@ void bind_search(py::module_& m) {
         py::arg("guide") = NetPtr(), py::arg("guide_p") = 1.0, py::arg("leaf") = ValuePtr(),
         py::arg("leaf_depth") = 1, py::arg("weight") = "none",
         py::arg("weight_t") = DEFAULT_WEIGHT_T, py::arg("keep_worlds") = false,
+        py::arg("own") = NetPtr(),
         "The search's action for `seat` in `game` (a dict: choice, worlds, attempts, playouts, "
         "legal, means, ses, played, rng_state). rollout 'network' plays out with `net`; `guide` "
         "(a NetPolicy) chooses the candidates and the choice kept; `leaf` (a NetValue) values "
         "the playouts, cut at the seat's leaf_depth-th turn (search.hpp). weight 'expert' "
         "weights each world by the softened expert's probability of the other seats' decisions "
         "at temperature weight_t (the dict then holds log_weights, ess and weight_fallback); "
-        "keep_worlds adds each world's deck and scores (decks, scores).");
+        "keep_worlds adds each world's deck and scores (decks, scores); `own` (a NetPolicy) "
+        "plays the searching seat's own decisions in the playouts, the rollout the others'.");
 
     m.def(
         "search_world_log_weight",
@@ -547,7 +554,7 @@ void bind_search(py::module_& m) {
            double margin, int tries, int prune, double prune_z, int threads, bool prune_bar,
            int top, py::object rng_states, const NetPtr& net, const NetPtr& guide,
            double guide_p, const ValuePtr& leaf, int leaf_depth, const std::string& weight,
-           double weight_t) {
+           double weight_t, const NetPtr& own) {
             const int n = vg.size();
             if (out.ndim() != 1 || out.shape(0) != n)
                 throw py::value_error("out must be an int64 array of shape (" + std::to_string(n) + ",)");
@@ -577,12 +584,13 @@ void bind_search(py::module_& m) {
                 throw py::value_error("threads must be 1..256, got " + std::to_string(threads));
             const SearchOptions o = options(samples, playouts, rollout, z, margin, 0.0, tries,
                                             prune, prune_z, 1, prune_bar, top, net, guide,
-                                            guide_p, leaf, leaf_depth, weight, weight_t);
+                                            guide_p, leaf, leaf_depth, weight, weight_t, own);
             if (o.weight != W_NONE && !bots_linked())
                 throw py::value_error("the compiled bots are not part of this build");
             check_rules_fit(net, vg.rules());
             check_rules_fit(guide, vg.rules(), "the guide network");
             check_rules_fit(leaf, vg.rules(), "the leaf critic");
+            check_rules_fit(own, vg.rules(), "the own-seat network");
             int64_t* dst = out.mutable_data();
             {
                 py::gil_scoped_release nogil;
@@ -635,7 +643,7 @@ void bind_search(py::module_& m) {
         py::arg("top") = 0, py::arg("rng_states") = py::none(), py::arg("net") = NetPtr(),
         py::arg("guide") = NetPtr(), py::arg("guide_p") = 1.0, py::arg("leaf") = ValuePtr(),
         py::arg("leaf_depth") = 1, py::arg("weight") = "none",
-        py::arg("weight_t") = DEFAULT_WEIGHT_T,
+        py::arg("weight_t") = DEFAULT_WEIGHT_T, py::arg("own") = NetPtr(),
         "The search's action in each hand `which` marks (all if None), written into `out`.");
 }
 

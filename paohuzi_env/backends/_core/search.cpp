@@ -406,6 +406,14 @@ inline bool is_played(double x) { return !std::isnan(x); }
 // The leaf value of the world `w` after a candidate (SearchOptions::leaf): `c` played on with the
 // rollout until `seat` is to act for the leaf_depth-th time, then the critic's value; a hand
 // that ends first, its points on the critic's footing.
+// The playout's action at c's decision: the searching seat's own network where it acts and one
+// is set (SearchOptions::own), else the rollout network or bot.
+inline int rollout_action(const Game& c, int seat, const WorldJob& w, const SearchOptions& opt,
+                          NetScratch* ns, View* view) {
+    if (opt.own && c.current_player() == seat) return opt.own->action(c, ns);
+    return opt.net ? opt.net->action(c, ns) : policy_action(c, opt.rollout, w.pseed, 0, view);
+}
+
 double leaf_value(Game* c, int seat, const WorldJob& w, const SearchOptions& opt) {
     NetScratch ns;
     View view;
@@ -413,8 +421,7 @@ double leaf_value(Game* c, int seat, const WorldJob& w, const SearchOptions& opt
     while (!c->done()) {
         if (c->current_player() == seat && ++turns >= opt.leaf_depth)
             return opt.leaf->value(*c, seat, &ns);
-        c->step(opt.net ? opt.net->action(*c, &ns)
-                        : policy_action(*c, opt.rollout, w.pseed, 0, &view));
+        c->step(rollout_action(*c, seat, w, opt, &ns, &view));
     }
     return opt.leaf->terminal(double(c->result().scores[seat]), w.base);
 }
@@ -438,9 +445,15 @@ void play_round(const std::vector<WorldJob>& worlds, const std::vector<int>& leg
             (*scores)[w][j] = leaf_value(&c, seat, worlds[w], opt);
             return;
         }
-        if (!c.done()) {
-            if (opt.net) playout(&c, *opt.net);
-            else playout(&c, opt.rollout, worlds[w].pseed, 0);
+        if (c.done()) {
+        } else if (opt.own) {
+            NetScratch ns;
+            View view;
+            while (!c.done()) c.step(rollout_action(c, seat, worlds[w], opt, &ns, &view));
+        } else if (opt.net) {
+            playout(&c, *opt.net);
+        } else {
+            playout(&c, opt.rollout, worlds[w].pseed, 0);
         }
         (*scores)[w][j] = c.result().scores[seat];
     };
@@ -523,9 +536,11 @@ SearchResult search_action(const Game& g, int seat, const SearchOptions& opt, Pc
         opt.leaf_depth < 1 || (opt.weight != W_NONE && opt.weight != W_EXPERT) ||
         !(opt.weight_t > 0) || std::isinf(opt.weight_t))
         throw std::invalid_argument("bad search options");
-    for (const NetPolicy* n : {opt.net.get(), opt.guide.get()})
+    for (const NetPolicy* n : {opt.net.get(), opt.guide.get(), opt.own.get()})
         if (n && n->obs_size() != obs_size(g.rules()))
-            throw std::invalid_argument(std::string(n == opt.net.get() ? "the rollout" : "the guide") +
+            throw std::invalid_argument(std::string(n == opt.net.get() ? "the rollout"
+                                                    : n == opt.guide.get() ? "the guide"
+                                                                           : "the own-seat") +
                                         " network reads " + std::to_string(n->obs_size()) +
                                         " observation floats; the hand's rules produce " +
                                         std::to_string(obs_size(g.rules())));

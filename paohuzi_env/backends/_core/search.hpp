@@ -151,6 +151,12 @@ struct SearchOptions {
     // estimate has weight 0 the worlds count equally (SearchResult::weight_fallback).
     WeightModel weight = W_NONE;
     double weight_t = DEFAULT_WEIGHT_T;
+    // The searching seat's own decisions in the playouts (beyond the reference; docs/SEARCH.md,
+    // "The searching seat plays on as itself"): when set, this network plays them (its masked
+    // argmax), and the other seats keep `net` or `rollout`. Unset (default): every seat plays
+    // the rollout. Used with the leaf critic too (the rollout up to the leaf). It must read the
+    // observation of the hand's rules (std::invalid_argument otherwise).
+    std::shared_ptr<const NetPolicy> own;
     // Keep each world's deck and per-action scores in the result (for tests and inspection).
     bool keep_worlds = false;
 };
