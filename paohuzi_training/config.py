@@ -212,6 +212,70 @@ class Shared:
 
 
 @dataclass
+class LeagueConfig:
+    """Who the PPO learner plays against: itself, its past snapshots, the rule bots and fixed
+    agents, by share of hands (:mod:`paohuzi_training.stages.league`)."""
+
+    opponent_self: float = 0.3
+    """Share of hands where the current policy sits in all three seats."""
+    opponent_snapshots: float = 0.2
+    """Share of hands against two past snapshots (sampled preferring those that beat it)."""
+    opponent_bots: dict = field(default_factory=lambda: {"expert": 0.4, "greedy": 0.1})
+    """Shares of hands against two copies of each rule-based bot."""
+    opponent_agents: dict = field(default_factory=dict)
+    """Shares of hands against two fixed copies of any agent spec (``checkpoint:PATH``,
+    ``network:PATH``, ``search:...``, a bot): what ``paohuzi-exploit`` trains a best response
+    against, and a league option (say the exploiters ``paohuzi-exploit`` exports). A
+    ``checkpoint:`` network plays batched in torch; other agents decide hand by hand."""
+    snapshot_every: int = 20
+    """Iterations between snapshots added to the opponent pool."""
+    snapshot_pool: int = 8
+    """Most snapshots kept in the pool."""
+
+    def check(self) -> None:
+        """Range checks with messages that say what is allowed (``ValueError``)."""
+        shares = [self.opponent_self, self.opponent_snapshots, *self.opponent_bots.values(),
+                  *self.opponent_agents.values()]
+        if any(s < 0 for s in shares) or sum(shares) <= 0:
+            raise ValueError("opponent shares must be non-negative and not all zero")
+        bad = sorted(set(self.opponent_bots) - set(bot_names()))
+        if bad:
+            raise ValueError(f"unknown bot(s) {bad} in opponent_bots; valid: {', '.join(bot_names())}")
+        for spec, share in self.opponent_agents.items():
+            if not isinstance(spec, str) or isinstance(share, bool) or not isinstance(share, (int, float)):
+                raise ValueError(f"opponent_agents maps agent specs to shares, got {spec!r}: {share!r}")
+
+
+@dataclass
+class AuxConfig:
+    """PPO's auxiliary loss toward a search's labelled decisions (:func:`paohuzi_training.stages.
+    ppo.aux_loss`): the actor is also trained toward the action the search chose."""
+
+    aux_labels: list = field(default_factory=list)
+    """Label directories (``python -m paohuzi_training.stages.label``: the search's decisions)
+    whose chosen actions the actor is also trained toward inside PPO, an auxiliary loss (empty:
+    none). In a recipe with a labels stage, ``aux_coef`` > 0 reads that stage's labels."""
+    aux_coef: float = 0.0
+    """Weight of the auxiliary loss: the cross-entropy of the search's chosen action under the
+    actor, over ``minibatch_size`` labelled decisions drawn with each PPO minibatch, each
+    departure (a decision where the search chose another action than the argmax of the network
+    PPO starts from) weighted ``aux_departure_weight`` and the others 1."""
+    aux_departure_weight: float = 1.0
+    """Weight of a departure in the auxiliary loss (1: every labelled decision alike)."""
+
+    def check(self) -> None:
+        """Range checks with messages that say what is allowed (``ValueError``)."""
+        if self.aux_coef < 0 or self.aux_departure_weight <= 0:
+            raise ValueError(f"config 'aux_coef' must be >= 0 and 'aux_departure_weight' > 0, got "
+                             f"{self.aux_coef} and {self.aux_departure_weight}")
+        if not all(isinstance(d, str) and d for d in self.aux_labels):
+            raise ValueError("config 'aux_labels' must be a list of label directories")
+        if self.aux_coef > 0 and not self.aux_labels:
+            raise ValueError("config 'aux_coef' > 0 needs 'aux_labels' (label directories of the "
+                             "search's decisions)")
+
+
+@dataclass
 class PPOConfig(Shared):
     """The PPO stage's keys (:mod:`paohuzi_training.stages.ppo`), with the run and the network
     it shares with the other stages; each field's docstring says what it does."""
@@ -282,21 +346,8 @@ class PPOConfig(Shared):
     seats play ``expert`` on the same deal (a duplicate-deal baseline). It depends on the deal
     only, never on the learner's actions, so the policy gradient stays unbiased while the luck
     of the deal cancels. ``none``: the raw points."""
-    opponent_self: float = 0.3
-    """Share of hands where the current policy sits in all three seats."""
-    opponent_snapshots: float = 0.2
-    """Share of hands against two past snapshots (sampled preferring those that beat it)."""
-    opponent_bots: dict = field(default_factory=lambda: {"expert": 0.4, "greedy": 0.1})
-    """Shares of hands against two copies of each rule-based bot."""
-    opponent_agents: dict = field(default_factory=dict)
-    """Shares of hands against two fixed copies of any agent spec (``checkpoint:PATH``,
-    ``network:PATH``, ``search:...``, a bot): what ``paohuzi-exploit`` trains a best response
-    against, and a league option (say the exploiters ``paohuzi-exploit`` exports). A
-    ``checkpoint:`` network plays batched in torch; other agents decide hand by hand."""
-    snapshot_every: int = 20
-    """Iterations between snapshots added to the opponent pool."""
-    snapshot_pool: int = 8
-    """Most snapshots kept in the pool."""
+    league: LeagueConfig = field(default_factory=LeagueConfig)
+    """Who the learner plays against (:mod:`paohuzi_training.stages.league`)."""
     kl_coef: float = 0.0
     """PPO with a KL penalty ``kl_coef * KL(policy || reference)`` over the legal actions,
     the reference being the PPO stage's ``kl_ref`` input (by default the network the stage starts
@@ -304,6 +355,8 @@ class PPOConfig(Shared):
     reference is still logged when there is one)."""
     kl_decay_steps: int = 0
     """The penalty decays linearly to 0 over this many learner steps (0: constant)."""
+    aux: AuxConfig = field(default_factory=AuxConfig)
+    """The auxiliary loss toward a search's labelled decisions (off by default)."""
     save_every: int = 10
     """Iterations between checkpoints (a checkpoint is also written at the end)."""
     save_minutes: float = 2.0
@@ -337,16 +390,7 @@ class PPOConfig(Shared):
         if self.update_precision not in ("float32", "bfloat16", "auto"):
             raise ValueError(f"config 'update_precision' must be float32, bfloat16 or auto, got "
                              f"{self.update_precision!r}")
-        shares = [self.opponent_self, self.opponent_snapshots, *self.opponent_bots.values(),
-                  *self.opponent_agents.values()]
-        if any(s < 0 for s in shares) or sum(shares) <= 0:
-            raise ValueError("opponent shares must be non-negative and not all zero")
-        bad = sorted(set(self.opponent_bots) - set(bot_names()))
-        if bad:
-            raise ValueError(f"unknown bot(s) {bad} in opponent_bots; valid: {', '.join(bot_names())}")
-        for spec, share in self.opponent_agents.items():
-            if not isinstance(spec, str) or isinstance(share, bool) or not isinstance(share, (int, float)):
-                raise ValueError(f"opponent_agents maps agent specs to shares, got {spec!r}: {share!r}")
+        for spec in self.league.opponent_agents:
             from paohuzi_env.agents import make_agent
 
             try:
@@ -377,6 +421,9 @@ class PPOConfig(Shared):
         if self.kl_coef < 0 or self.kl_decay_steps < 0:
             raise ValueError(f"config 'kl_coef' and 'kl_decay_steps' must be >= 0, got "
                              f"{self.kl_coef} and {self.kl_decay_steps}")
+        if self.aux.aux_coef > 0 and self.prior != "none":
+            raise ValueError("config 'aux_coef' > 0 trains the actor on the labels' observations "
+                             "alone: it needs prior: none")
         if self.backend not in ("auto", "fast", "python"):
             raise ValueError(f"config 'backend' must be auto, fast or python, got {self.backend!r}")
 

@@ -175,6 +175,16 @@ class TrainConfig:
         """The run's rules (:attr:`paohuzi_training.config.RunConfig.resolved_rules`)."""
         return self.ppo.resolved_rules
 
+    @property
+    def league(self) -> Any:
+        """PPO's opponents (:class:`paohuzi_training.config.LeagueConfig`)."""
+        return self.ppo.league
+
+    @property
+    def aux(self) -> Any:
+        """PPO's auxiliary loss (:class:`paohuzi_training.config.AuxConfig`)."""
+        return self.ppo.aux
+
     def to_dict(self) -> dict[str, Any]:
         """Every key's value, flat."""
         return dict(self.values)
@@ -396,6 +406,8 @@ def flat_config(r: Recipe, stage: str) -> TrainConfig:
         values.setdefault("total_steps", 1)  # unused: the clone stage runs no PPO
     elif stage == "distill":
         values.update(distill_labels=["labels"], total_steps=0, central_critic=False)
+    elif stage == "ppo" and values.get("aux_coef") and "labels" in r.order:
+        values.setdefault("aux_labels", ["labels"])  # the auxiliary loss reads this run's labels
     return make_config(values)
 
 

@@ -47,9 +47,9 @@ class League:
     def after_iteration(self, model: torch.nn.Module, iteration: int) -> None:
         """Every ``snapshot_every`` iterations, a frozen copy joins (the oldest leaves a full
         pool)."""
-        if iteration % self.cfg.snapshot_every == 0:
+        if iteration % self.cfg.league.snapshot_every == 0:
             self.snapshots.append(frozen_state(model))
             self.ema.append(0.0)
-            if len(self.snapshots) > self.cfg.snapshot_pool:
+            if len(self.snapshots) > self.cfg.league.snapshot_pool:
                 self.snapshots.pop(0)
                 self.ema.pop(0)

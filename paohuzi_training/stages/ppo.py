@@ -10,8 +10,8 @@ computed as the batch is taken: :mod:`paohuzi_training.stages.batch`), 2. the cl
 What the project adds to CleanRL, each where it acts: the central critic (``extra``, the critic's
 full-information input), the duplicate-deal baseline (``reward_baseline``, in the rollouts), the
 snapshot league (:mod:`paohuzi_training.stages.league`), the bfloat16 update (``bf16``), the
-resume (``inputs.resume``), oracle guiding (``oracle_steps``) and the KL penalty toward
-``inputs.kl_ref``.
+resume (``inputs.resume``), oracle guiding (``oracle_steps``), the KL penalty toward
+``inputs.kl_ref`` and the auxiliary loss toward a search's labelled decisions (``aux_coef``).
 
 Checkpoints are atomic, ``<root>/checkpoints/<run>__<seed>/latest.pt`` and ``final.pt``;
 TensorBoard logs go to ``<root>/runs/<run>__<seed>``. ``paohuzi-train`` and ``paohuzi-recipe``
@@ -35,6 +35,7 @@ from paohuzi_env.backends.select import resolve_backend, vector_game_class
 from ..config import PPOConfig, kl_coef_at, oracle_keep_at, to_dict
 from ..nets.checkpoint import save_checkpoint
 from ..nets.model import model_for
+from .auxloss import aux_loss, aux_targets
 from .batch import merge
 from .evaluate import EvalConfig, periodic
 from .housekeeping import (
@@ -179,6 +180,7 @@ def run(cfg: PPOConfig, inputs: PPOInputs, log=log_line) -> Path:
             ref = model_for(cfg).to(device)
             load_start(ref, inputs.kl_ref, rules, log, inputs.trust)
             ref = frozen(ref, ref.state_dict())
+    aux = aux_targets(cfg, model, device, log) if cfg.aux.aux_coef > 0 else None
     if inputs.initial is not None and not inputs.resume:
         save(inputs.initial, worker_states)
     if cfg.torch_threads:
@@ -198,7 +200,7 @@ def run(cfg: PPOConfig, inputs: PPOInputs, log=log_line) -> Path:
             """Request the batch of iteration ``it`` with the current weights (the snapshot pool
             is sent when it changed, and after a resume)."""
             nonlocal worker_states
-            send_snaps = league.snapshots if it == 0 or it % cfg.snapshot_every == 0 \
+            send_snaps = league.snapshots if it == 0 or it % cfg.league.snapshot_every == 0 \
                 or worker_states is not None else None
             worker_states = None
             if model.oracle is not None:  # oracle guiding: the share of hidden cards shown
@@ -224,7 +226,7 @@ def run(cfg: PPOConfig, inputs: PPOInputs, log=log_line) -> Path:
             # 2. the clipped update
             t1 = time.perf_counter()
             stats = ppo_update(model, optimizer, batch, cfg, device, rng, ref,
-                               kl_coef_at(cfg, global_step))
+                               kl_coef_at(cfg, global_step), aux)
             t_upd = time.perf_counter() - t1
             global_step += n
             iteration += 1
@@ -282,19 +284,22 @@ def _ref_logp(ref, t: dict, rows: np.ndarray, chunk: int) -> torch.Tensor:
 
 
 def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
-               kl_coef: float = 0.0) -> dict:
+               kl_coef: float = 0.0, aux: dict[str, torch.Tensor] | None = None) -> dict:
     """CleanRL-style clipped PPO epochs over one batch; masks are reapplied on recompute.
 
     ``ref`` (a frozen :class:`~paohuzi_training.nets.model.ActorCritic`, the network PPO started from): the
     mean ``KL(policy || ref)`` over the legal actions is reported (``kl_ref``) and, with
     ``kl_coef`` > 0, added to the loss with that weight, so that PPO does not undo what was
-    distilled unless the gain is worth it."""
+    distilled unless the gain is worth it. ``aux`` (:func:`aux_targets`): with each minibatch,
+    ``minibatch_size`` labelled decisions drawn from ``rng`` add ``aux_coef`` times
+    :func:`aux_loss` (``aux_ce`` and ``aux_agreement`` are reported)."""
     n = len(batch["action"])
     t = {k: torch.as_tensor(v, device=device) for k, v in batch.items()}
     extra = t["extra"] if cfg.central_critic else None
     oracle = t["oracle"] if cfg.oracle_steps > 0 else None
     clipfracs: list[float] = []
     kls: list[float] = []
+    aux_stats: list[tuple[float, float]] = []
     stats: dict[str, float] = {}
     perms = [rng.permutation(n) for _ in range(cfg.update_epochs)]
     bf16 = bfloat16_update(cfg.update_precision, device)
@@ -342,6 +347,13 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
             loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
             if kl_ref is not None and kl_coef > 0:
                 loss = loss + kl_coef * kl_ref
+            if aux is not None:
+                drawn = torch.as_tensor(rng.integers(0, len(aux["action"]), cfg.minibatch_size),
+                                        device=device)
+                with torch.autocast(dev_type, torch.bfloat16, enabled=bf16):
+                    aux_ce, aux_agree = aux_loss(model, aux, drawn)
+                loss = loss + cfg.aux.aux_coef * aux_ce
+                aux_stats.append((aux_ce.item(), aux_agree.item()))
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
@@ -357,6 +369,9 @@ def ppo_update(model, optimizer, batch, cfg: PPOConfig, device, rng, ref=None,
     )
     if kls:
         stats.update(kl_ref=float(np.mean(kls)), kl_coef=kl_coef)
+    if aux_stats:
+        stats.update(aux_ce=float(np.mean([s[0] for s in aux_stats])),
+                     aux_agreement=float(np.mean([s[1] for s in aux_stats])))
     if oracle is not None:  # the share of the nonzero hidden-card features the batch showed
         stats.update(oracle_shown=float((oracle != 0).sum() / max(1, int((t["extra"] != 0).sum()))))
     return stats

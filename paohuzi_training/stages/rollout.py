@@ -68,14 +68,14 @@ class Rollout:
         self.model.eval()
         self.snapshots: list[ActorCritic] = []
         self.snapshot_weights = np.zeros(0)
-        self.bots = list(cfg.opponent_bots)
+        self.bots = list(cfg.league.opponent_bots)
         # fixed agents (``opponent_agents``): a checkpoint's network, batched in torch, or any
         # agent, asked hand by hand; seeded from this worker's generator
-        self.agents = [_opponent(spec, self.rules, self.rng) for spec in cfg.opponent_agents]
+        self.agents = [_opponent(spec, self.rules, self.rng) for spec in cfg.league.opponent_agents]
         # ``advantage: rollout`` against a fixed agent: the duplicate playouts seat the agent
         # itself in the other seats (a checkpoint through the core's network, network:PATH)
         self.playout_agents = ([_playout_opponent(spec, a, self.rules)
-                                for spec, a in zip(cfg.opponent_agents, self.agents)]
+                                for spec, a in zip(cfg.league.opponent_agents, self.agents)]
                                if cfg.advantage == "rollout" else [])
         self.prior_bot = (make_agent(cfg.prior, seed=0, rules=self.rules)
                           if cfg.prior != "none" else None)
@@ -121,9 +121,9 @@ class Rollout:
 
     def _new_table(self, i: int) -> None:
         """Draw slot ``i``'s table for the (fresh) hand it now holds."""
-        cfg = self.cfg
-        shares = np.array([cfg.opponent_self, cfg.opponent_snapshots if self.snapshots else 0.0]
-                          + list(cfg.opponent_bots.values()) + list(cfg.opponent_agents.values()),
+        lg = self.cfg.league
+        shares = np.array([lg.opponent_self, lg.opponent_snapshots if self.snapshots else 0.0]
+                          + list(lg.opponent_bots.values()) + list(lg.opponent_agents.values()),
                           dtype=np.float64)
         kind = int(self.rng.choice(len(shares), p=shares / shares.sum()))
         learner = int(self.rng.integers(3))
@@ -138,7 +138,7 @@ class Rollout:
             self.next_traj += int(kind == SELF or s == learner)
         self.traj_len[i] = 0
         self.base[i] = None
-        if cfg.reward_baseline == "expert":  # the deal as three experts play it
+        if self.cfg.reward_baseline == "expert":  # the deal as three experts play it
             assert self.vg is not None
             g = self.vg.hand(i)  # a copy of the fresh hand: nobody has decided anything yet
             if hasattr(g, "playout"):  # the core: played out in one call
@@ -156,7 +156,7 @@ class Rollout:
             return f"snap:{int(self.snap[i])}"
         if k - 2 < len(self.bots):
             return f"bot:{self.bots[k - 2]}"
-        return f"agent:{list(self.cfg.opponent_agents)[k - 2 - len(self.bots)]}"
+        return f"agent:{list(self.cfg.league.opponent_agents)[k - 2 - len(self.bots)]}"
 
     # ------------------------------------------------------------------ collection
 
