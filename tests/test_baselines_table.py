@@ -186,6 +186,34 @@ def test_table_rows_and_files(runs, tmp_path):
     assert md.count("\n| ") >= 4 and "best other algorithm (" in md
 
 
+def test_each_evaluation_is_made_once(runs, tmp_path):
+    """A table assembled again (a run added later, another session) reads back the evaluations
+    already made on the same deals and seed instead of playing them again; an agent whose files
+    changed since is refused; another seed is measured anew."""
+    root = tmp_path / "runs"
+    shutil.copytree(runs / "dmc", root / "dmc")
+    calls: list[tuple[str, int, int]] = []
+
+    def counted(spec, opponent, **kw):
+        calls.append((spec, kw["deals"], kw["seed"]))
+        return evaluate(spec, opponent, **kw)
+
+    first = table.table_rows(root, deals=2, curve_deals=1, seed=5, workers=1, evaluate=counted)
+    assert [d for _, d, _ in calls] == [2, 1, 1, 1, 1]  # the final agent, then the four points
+    kept = sorted(p.name for p in (root / "dmc" / table.EVALS).iterdir())
+    assert len(kept) == 5 and all(n.endswith("-seed-5.json") for n in kept)
+    calls.clear()
+    again = table.table_rows(root, deals=2, curve_deals=1, seed=5, workers=1, evaluate=counted)
+    assert calls == [] and again == first
+    table.table_rows(root, deals=2, curve_deals=1, seed=6, workers=1, evaluate=counted)
+    assert len(calls) == 5 and {s for _, _, s in calls} == {6}
+    rec = table.read_run(root / "dmc")
+    final = root / "dmc" / rec["curve"][-1]["file"]
+    final.write_bytes(final.read_bytes() + b" ")
+    with pytest.raises(ValueError, match="measured on other files"):
+        table.table_rows(root, deals=2, curve_deals=1, seed=5, workers=1, evaluate=counted)
+
+
 def test_bad_run_folders_are_named(runs, tmp_path):
     root = tmp_path / "runs"
     (root / "empty").mkdir(parents=True)

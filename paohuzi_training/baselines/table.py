@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import hashlib
 import json
 import os
 import signal
@@ -618,13 +620,59 @@ def find_runs(root: Path) -> list[Path]:
     return folders
 
 
+EVALS = "evals"
+"""A run folder's sub-folder of the evaluations already made (:func:`measured_once`)."""
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    for q in sorted([path, path.with_suffix(".json")] if path.suffix == ".safetensors" else [path]):
+        if q.is_file():
+            h.update(q.read_bytes())
+    return h.hexdigest()
+
+
+def measured_once(play: Callable[..., dict], folder: Path, point: dict[str, Any], *, deals: int,
+                  seed: int, rules: str, workers: int | None) -> dict:
+    """``play``'s evaluation of a run's point against two ``expert``s on ``deals`` deals of
+    ``seed``, made once: the answer is kept in ``folder/evals/`` with the SHA-256 of the agent's
+    files, and a later call with the same point, deals and seed reads it back rather than
+    playing again (so a table can be assembled over several sessions, each run evaluated when it
+    finishes, and every figure is still measured once). A kept answer whose agent files changed
+    since is refused by name."""
+    from ..eval.rows import GameRow
+
+    spec = spec_of(folder, point)
+    name = f"{Path(point['file']).stem}-{deals}-deals-seed-{seed}.json"
+    kept = folder / EVALS / name
+    digest = _file_digest(folder / point["file"])
+    if kept.is_file():
+        got = json.loads(kept.read_text(encoding="utf-8"))
+        if got.get("agent_sha256") != digest:
+            raise ValueError(f"{kept} was measured on other files than {folder / point['file']} "
+                             "holds now; remove it to measure the new agent")
+        res = dict(got["result"])
+        res["rows"] = [GameRow(**{**r, "scores": tuple(r["scores"])}) for r in res["rows"]]
+        return res
+    res = play(spec, OPPONENT, deals=deals, seed=seed, rules=rules, workers=workers,
+               progress=False)
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    tmp = kept.with_suffix(".tmp")
+    stored = {**res, "rows": [dataclasses.asdict(r) for r in res["rows"]]}
+    tmp.write_text(json.dumps({"spec": spec, "agent_sha256": digest, "opponent": OPPONENT,
+                               "deals": deals, "seed": seed, "result": stored}) + "\n",
+                   encoding="utf-8")
+    os.replace(tmp, kept)
+    return dict(res)
+
+
 def table_rows(root: str | Path, *, deals: int, curve_deals: int, seed: int,
                workers: int | None = None, evaluate: Callable[..., dict] | None = None
                ) -> dict[str, Any]:
     """Evaluate every run under ``root``: the final agent on ``deals``, each curve point on
-    ``curve_deals``, against two ``expert``s on ``seed``; the rows, in :data:`ALGORITHMS`'s
-    order, and the recipe's paired gain over the best other algorithm (when there is a recipe
-    run and another)."""
+    ``curve_deals``, against two ``expert``s on ``seed`` (each made once: :func:`measured_once`);
+    the rows, in :data:`ALGORITHMS`'s order, and the recipe's paired gain over the best other
+    algorithm (when there is a recipe run and another)."""
     from ..eval.evaluate import evaluate as default_evaluate
     from ..exploit import paired_gain
 
@@ -641,13 +689,13 @@ def table_rows(root: str | Path, *, deals: int, curve_deals: int, seed: int,
     rows, final_rows = [], {}
     for folder, r in runs:
         final = next(p for p in r["curve"] if p["fraction"] == 1.0)
-        res = play(spec_of(folder, final), OPPONENT, deals=deals, seed=seed, rules=r["rules"],
-                   workers=workers, progress=False)
+        res = measured_once(play, folder, final, deals=deals, seed=seed, rules=r["rules"],
+                            workers=workers)
         final_rows[r["algorithm"]] = res.pop("rows")
         curve = []
         for p in r["curve"]:
-            c = play(spec_of(folder, p), OPPONENT, deals=curve_deals, seed=seed, rules=r["rules"],
-                     workers=workers, progress=False)
+            c = measured_once(play, folder, p, deals=curve_deals, seed=seed, rules=r["rules"],
+                              workers=workers)
             curve.append({"minutes": p["minutes"], "seconds": p["seconds"], "steps": p["steps"],
                           "spec": spec_of(folder, p), "mean_points": c["mean_points"],
                           "ci95": c["ci95"], "deals": curve_deals})
