@@ -137,6 +137,12 @@ NetPolicy::NetPolicy(int obs_size, int hidden, Policy prior, float prior_weight,
 }
 
 int NetPolicy::action(const Game& g, NetScratch* s, float* logits) const {
+    const int pa = prepare(g, s);
+    forward(s);
+    return choose(g, s, pa, logits);
+}
+
+int NetPolicy::prepare(const Game& g, NetScratch* s) const {
     if (g.done()) throw std::invalid_argument("the hand is over; no action is legal");
     if (phz::obs_size(g.rules()) != obs_)
         throw std::invalid_argument("this network reads " + std::to_string(obs_) +
@@ -158,7 +164,10 @@ int NetPolicy::action(const Game& g, NetScratch* s, float* logits) const {
         if (!g.is_legal(pa)) throw std::logic_error("a bot chose an illegal action");
         s->x[size_t(obs_ + waits_ + pa)] = 1.0f;
     }
-    forward(s);
+    return pa;
+}
+
+int NetPolicy::choose(const Game& g, NetScratch* s, int pa, float* logits) const {
     if (pa >= 0) s->logits[size_t(pa)] += prior_weight_;
     // The masked argmax: legal() is ascending, so a strict > keeps the lowest id of a tie.
     const std::vector<int>& legal = g.legal();
@@ -187,6 +196,62 @@ void NetPolicy::forward(NetScratch* s) const {
     relu(&s->h1);
     affine(s->h1.data(), hidden_, wt2_, b2_, &s->logits);
     s->logits.resize(NUM_ACTIONS);
+}
+
+namespace {
+
+// For each sample i: outs[i] = b + ins[i]·W (the transposed weights wt, n_in rows of b.size()),
+// adding row j for each non-zero ins[i][j] in ascending j, as affine() does for one sample (so
+// the same sums in the same order), but row j is read once for all the samples.
+void affine_batch(const std::vector<const float*>& ins, int n_in, const std::vector<float>& wt,
+                  const std::vector<float>& b, const std::vector<std::vector<float>*>& outs) {
+    const size_t n_out = b.size();
+    for (std::vector<float>* o : outs) o->assign(b.begin(), b.end());
+    const size_t n = ins.size();
+    for (int j = 0; j < n_in; ++j) {
+        const float* row = wt.data() + size_t(j) * n_out;
+        for (size_t i = 0; i < n; ++i) {
+            const float v = ins[i][j];
+            if (v != 0.0f) axpy(outs[i]->data(), row, v, n_out);
+        }
+    }
+}
+
+}  // namespace
+
+void NetPolicy::actions(const std::vector<const Game*>& gs, std::vector<NetScratch>* ss,
+                        int* out) const {
+    const size_t n = gs.size();
+    if (ss->size() < n) ss->resize(n);
+    std::vector<int> pa(n);
+    std::vector<const float*> ins(n);
+    std::vector<std::vector<float>*> h0(n), h1(n), lg(n);
+    for (size_t i = 0; i < n; ++i) {
+        NetScratch* s = &(*ss)[i];
+        pa[i] = prepare(*gs[i], s);
+        if (channels_ > 0) stem(s);
+        ins[i] = channels_ > 0 ? s->feat.data() : s->x.data();
+        h0[i] = &s->h0;
+        h1[i] = &s->h1;
+        lg[i] = &s->logits;
+    }
+    if (n == 0) return;
+    const int n0 = channels_ > 0 ? int((*ss)[0].feat.size()) : in_;
+    affine_batch(ins, n0, wt0_, b0_, h0);
+    for (size_t i = 0; i < n; ++i) {
+        relu(h0[i]);
+        ins[i] = h0[i]->data();
+    }
+    affine_batch(ins, hidden_, wt1_, b1_, h1);
+    for (size_t i = 0; i < n; ++i) {
+        relu(h1[i]);
+        ins[i] = h1[i]->data();
+    }
+    affine_batch(ins, hidden_, wt2_, b2_, lg);
+    for (size_t i = 0; i < n; ++i) {
+        lg[i]->resize(NUM_ACTIONS);
+        out[i] = choose(*gs[i], &(*ss)[i], pa[i], nullptr);
+    }
 }
 
 void NetPolicy::stem(NetScratch* s) const {

@@ -70,6 +70,12 @@ public:
     // logits (illegal actions -1e8, as paohuzi_training/model.py's MASK_VALUE).
     int action(const Game& g, NetScratch* s, float* logits = nullptr) const;
 
+    // The network's action for each live hand gs[i] (its acting seat), into out[i]: the same
+    // actions and logits as action() one hand at a time (each hand's sums in the same order),
+    // with each dense layer's weight rows read once for the whole batch rather than once a
+    // hand. ss must hold at least gs.size() scratches.
+    void actions(const std::vector<const Game*>& gs, std::vector<NetScratch>* ss, int* out) const;
+
     // The 61 logits (unmasked, without the prior's bonus) of the network's input in s->x
     // (in_size() floats: the observation, the wait features for a network that reads them, then
     // the prior's one-hot for a network with a prior),
@@ -89,6 +95,10 @@ private:
     std::vector<int> rows_;
     std::vector<float> cw_[3], cb_[3];
     void stem(NetScratch* s) const;  // s->x -> s->feat (conv features, then s->x)
+    // action()'s two halves: the input of g's acting seat into s->x (returns the prior bot's
+    // choice, -1 without a prior), and the masked argmax of s->logits after the forward pass.
+    int prepare(const Game& g, NetScratch* s) const;
+    int choose(const Game& g, NetScratch* s, int pa, float* logits) const;
     // Transposed: wt0 (in, hidden), wt1 (hidden, hidden), wt2 (hidden, 61), so that a layer adds
     // one row per non-zero input (the observation is mostly zeros, a ReLU output about half);
     // each row and bias padded with zeros to a multiple of 8 values.

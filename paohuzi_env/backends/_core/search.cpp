@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 #include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -426,6 +427,50 @@ double leaf_value(Game* c, int seat, const WorldJob& w, const SearchOptions& opt
     return opt.leaf->terminal(double(c->result().scores[seat]), w.base);
 }
 
+// The playouts jobs[lo, hi) with the seat's own decisions by opt.own, in lockstep: each playout
+// is played on with the rollout until the seat is to act (or the hand ends), then the waiting
+// playouts' forward passes are one batch (NetPolicy::actions: the same actions as one at a
+// time), and so on until every hand is over. The scores are those of play_round's playouts one
+// by one: each hand's moves do not depend on the others in the batch.
+void play_own_batched(const std::vector<WorldJob>& worlds, const std::vector<int>& legal,
+                      const std::vector<std::pair<int, int>>& jobs, size_t lo, size_t hi, int seat,
+                      const SearchOptions& opt, std::vector<std::vector<double>>* scores) {
+    std::vector<Game> games;
+    games.reserve(hi - lo);
+    for (size_t i = lo; i < hi; ++i) {
+        games.emplace_back(worlds[size_t(jobs[i].first)].g);
+        games.back().step(legal[size_t(jobs[i].second)]);
+    }
+    NetScratch ns;
+    View view;
+    std::vector<NetScratch> batch;
+    std::vector<const Game*> waiting;
+    std::vector<size_t> which;
+    std::vector<int> acts;
+    for (;;) {
+        waiting.clear();
+        which.clear();
+        for (size_t k = 0; k < games.size(); ++k) {
+            Game& c = games[k];
+            const WorldJob& w = worlds[size_t(jobs[lo + k].first)];
+            while (!c.done() && c.current_player() != seat)
+                c.step(opt.net ? opt.net->action(c, &ns)
+                               : policy_action(c, opt.rollout, w.pseed, 0, &view));
+            if (!c.done()) {
+                waiting.push_back(&c);
+                which.push_back(k);
+            }
+        }
+        if (waiting.empty()) break;
+        acts.resize(waiting.size());
+        opt.own->actions(waiting, &batch, acts.data());
+        for (size_t m = 0; m < which.size(); ++m) games[which[m]].step(acts[m]);
+    }
+    for (size_t k = 0; k < games.size(); ++k)
+        (*scores)[size_t(jobs[lo + k].first)][size_t(jobs[lo + k].second)] =
+            games[k].result().scores[seat];
+}
+
 // Plays the active actions out in each world of the round: scores[w][j] (UNPLAYED: not played).
 // The playouts use opt.net when it is set, else opt.rollout; with opt.leaf they stop early.
 void play_round(const std::vector<WorldJob>& worlds, const std::vector<int>& legal,
@@ -445,19 +490,35 @@ void play_round(const std::vector<WorldJob>& worlds, const std::vector<int>& leg
             (*scores)[w][j] = leaf_value(&c, seat, worlds[w], opt);
             return;
         }
-        if (c.done()) {
-        } else if (opt.own) {
-            NetScratch ns;
-            View view;
-            while (!c.done()) c.step(rollout_action(c, seat, worlds[w], opt, &ns, &view));
-        } else if (opt.net) {
-            playout(&c, *opt.net);
-        } else {
-            playout(&c, opt.rollout, worlds[w].pseed, 0);
+        if (!c.done()) {
+            if (opt.net) playout(&c, *opt.net);
+            else playout(&c, opt.rollout, worlds[w].pseed, 0);
         }
         (*scores)[w][j] = c.result().scores[seat];
     };
     const int nt = std::max(1, std::min<int>(opt.threads, int(jobs.size())));
+    if (opt.own && !opt.leaf) {  // batched forward passes: each thread a contiguous share
+        if (nt == 1) {
+            play_own_batched(worlds, legal, jobs, 0, jobs.size(), seat, opt, scores);
+            return;
+        }
+        std::exception_ptr err;
+        std::mutex err_mu;
+        std::vector<std::thread> pool;
+        for (int t = 0; t < nt; ++t)
+            pool.emplace_back([&, t]() {
+                try {
+                    play_own_batched(worlds, legal, jobs, jobs.size() * size_t(t) / size_t(nt),
+                                     jobs.size() * size_t(t + 1) / size_t(nt), seat, opt, scores);
+                } catch (...) {
+                    std::lock_guard<std::mutex> l(err_mu);
+                    if (!err) err = std::current_exception();
+                }
+            });
+        for (auto& th : pool) th.join();
+        if (err) std::rethrow_exception(err);
+        return;
+    }
     if (nt == 1) {
         for (size_t i = 0; i < jobs.size(); ++i) run(i);
         return;
