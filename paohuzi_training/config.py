@@ -248,8 +248,9 @@ class LeagueConfig:
 
 @dataclass
 class AuxConfig:
-    """PPO's auxiliary loss toward a search's labelled decisions (:func:`paohuzi_training.stages.
-    ppo.aux_loss`): the actor is also trained toward the action the search chose."""
+    """PPO's auxiliary loss toward a search's labelled decisions
+    (:func:`paohuzi_training.stages.auxloss.aux_loss`): the actor is also trained toward the
+    action the search chose."""
 
     aux_labels: list = field(default_factory=list)
     """Label directories (``python -m paohuzi_training.stages.label``: the search's decisions)

@@ -483,6 +483,8 @@ def _inputs(r: Recipe, stage: str) -> dict[str, str]:
     names = STAGE_INPUTS[stage]
     if stage == "ppo" and "distill" not in r.order:
         names = [_start(r, stage)]
+    if stage == "ppo" and r.stages["ppo"].get("aux_coef") and "labels" in r.order:
+        names = [*names, "labels"]  # the auxiliary loss reads them
     if stage in ("evaluate", "export") and "ppo" not in r.order:
         names = ["distill" if "distill" in r.order else r.start]
     for name in names:

@@ -118,7 +118,7 @@ def test_the_trainer_keeps_its_shape():
     assert len(lines.splitlines()) <= 400
 
 
-def test_a_recipe_with_labels_reads_them_for_the_auxiliary_loss(tmp_path):
+def test_a_recipe_with_labels_reads_them_for_the_auxiliary_loss(tmp_path, monkeypatch):
     src = ROOT / "configs" / "recipes" / "quickstart.yaml"
     text = src.read_text(encoding="utf-8").replace("\nppo:\n", "\nppo:\n  aux_coef: 0.25\n", 1)
     p = tmp_path / "aux.yaml"
@@ -126,6 +126,19 @@ def test_a_recipe_with_labels_reads_them_for_the_auxiliary_loss(tmp_path):
     r = load_recipe(str(p))
     assert flat_config(r, "ppo").ppo.aux.aux_labels == ["labels"]
     assert flat_config(load_recipe(str(src)), "ppo").ppo.aux.aux_coef == 0.0
+    # the PPO stage then reads the labels: new labels make it run again (its inputs' digests)
+    from paohuzi_training.recipe import _ckpt, _inputs
+
+    monkeypatch.chdir(tmp_path)
+    distilled = Path(_ckpt("distill", r.seed))
+    distilled.parent.mkdir(parents=True)
+    distilled.write_bytes(b"a network")
+    (tmp_path / "labels").mkdir()
+    assert set(_inputs(r, "ppo")) == {str(distilled), "labels"}
+    before = _inputs(r, "ppo")["labels"]
+    (tmp_path / "labels" / "labels.json").write_text("{}", encoding="utf-8")
+    assert _inputs(r, "ppo")["labels"] != before
+    assert set(_inputs(load_recipe(str(src)), "ppo")) == {str(distilled)}
 
 
 @needs_core
@@ -154,4 +167,11 @@ def test_a_tiny_ppo_run_with_the_auxiliary_loss(tmp_path, monkeypatch):
     lines.clear()
     out = train(make_config(values), log=lambda *a: lines.append(" ".join(map(str, a))))
     assert out.name == "final.pt"
-    assert any("auxiliary loss (aux_coef 0.5)" in s for s in lines), lines
+    aux_lines = [s for s in lines if "auxiliary loss (aux_coef 0.5)" in s]
+    assert len(aux_lines) == 1, lines
+    # a resumed run counts the departures from the network PPO started from, not from the
+    # network it resumes: the same weights, so the same run as one that never stopped
+    lines.clear()
+    train(make_config({**values, "total_steps": 900}), resume=str(out),
+          log=lambda *a: lines.append(" ".join(map(str, a))))
+    assert [s for s in lines if "auxiliary loss" in s] == aux_lines

@@ -101,6 +101,22 @@ def test_own_rollout_is_the_search_without_the_option():
         plain = core_search(g, s, seed=5, samples=8)
         assert _same(plain, core_search(g, s, seed=5, samples=8, own="rollout"))
         assert _same(plain, core_search(g, s, seed=5, samples=8, own=None))
+    # and the compiled playouts with own=rollout are still the Python reference's, decision by
+    # decision over a whole hand (the generator carried across decisions)
+    core = SearchAgent(seed=12, samples=4, prune=0, guide="none", own="rollout")
+    ref = SearchAgent(seed=12, samples=4, impl="python", own="rollout")
+    g = fast.Game("huaihua", seed=61)
+    compared = 0
+    while not g.done:
+        s = g.current_player
+        if s == 1:
+            a = core.act_game(g, s)
+            assert ref.act_game(g, s) == a and core.last == ref.last
+            compared += 1
+        else:
+            a = g.expert_action()
+        g.step(a)
+    assert compared >= 5
 
 
 def test_the_network_in_every_seat_is_the_network_rollout():

@@ -488,12 +488,6 @@ def _own_network(own: Any, guide: Any, rules: Rules) -> Any:
                      f"got {own!r}")
 
 
-def _guide_args(guide: Any, rules: Rules) -> Any:
-    """The binding's ``guide``: the compiled network of :func:`_guide_network`, or None."""
-    net = _guide_network(guide, rules)
-    return None if net is None else net.core
-
-
 def _leaf_critic(leaf: Any, rules: Rules) -> Any:
     """The leaf :class:`~paohuzi_env.agents.network.Critic` (or None) for ``none``,
     ``checkpoint:PATH`` or a loaded critic (checked against ``rules``)."""

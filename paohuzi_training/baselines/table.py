@@ -643,14 +643,19 @@ def measured_once(play: Callable[..., dict], folder: Path, point: dict[str, Any]
     from ..eval.rows import GameRow
 
     spec = spec_of(folder, point)
-    name = f"{Path(point['file']).stem}-{deals}-deals-seed-{seed}.json"
-    kept = folder / EVALS / name
+    stem = Path(point["file"]).with_suffix("").as_posix().replace("/", "__")
+    kept = folder / EVALS / f"{stem}-{deals}-deals-seed-{seed}.json"
     digest = _file_digest(folder / point["file"])
     if kept.is_file():
         got = json.loads(kept.read_text(encoding="utf-8"))
         if got.get("agent_sha256") != digest:
             raise ValueError(f"{kept} was measured on other files than {folder / point['file']} "
                              "holds now; remove it to measure the new agent")
+        if (got.get("opponent"), got.get("rules"), got.get("deals"), got.get("seed")) != \
+                (OPPONENT, rules, deals, seed):
+            raise ValueError(f"{kept} holds another measurement (opponent {got.get('opponent')}, "
+                             f"rules {got.get('rules')}, {got.get('deals')} deals, seed "
+                             f"{got.get('seed')}); remove it to measure again")
         res = dict(got["result"])
         res["rows"] = [GameRow(**{**r, "scores": tuple(r["scores"])}) for r in res["rows"]]
         return res
@@ -660,7 +665,8 @@ def measured_once(play: Callable[..., dict], folder: Path, point: dict[str, Any]
     tmp = kept.with_suffix(".tmp")
     stored = {**res, "rows": [dataclasses.asdict(r) for r in res["rows"]]}
     tmp.write_text(json.dumps({"spec": spec, "agent_sha256": digest, "opponent": OPPONENT,
-                               "deals": deals, "seed": seed, "result": stored}) + "\n",
+                               "rules": rules, "deals": deals, "seed": seed,
+                               "result": stored}) + "\n",
                    encoding="utf-8")
     os.replace(tmp, kept)
     return dict(res)

@@ -16,12 +16,12 @@ def aux_targets(cfg: PPOConfig, model, device, log=log_line) -> dict[str, torch.
     """The auxiliary loss's labelled decisions (``aux_labels``) as tensors: the actor's input
     ``obs`` (with the wait features where the network reads them), ``mask``, the search's
     ``action`` and each row's ``weight`` (``aux_departure_weight`` where the search departs from
-    ``model``'s argmax, 1 elsewhere). ``model`` is the network PPO starts from; a resumed run
-    recomputes the departures against the network it resumes (the labels are not in the state).
-    """
+    ``model``'s argmax, 1 elsewhere). ``model`` is the network PPO starts from (a resumed run
+    passes it too, rebuilt: the weights do not depend on where a run was stopped)."""
     from .distill import DistillConfig, departures, load_targets
 
-    lab = load_targets(cfg.aux.aux_labels, DistillConfig(run=cfg.run, net=cfg.net, distill_holdout=0.0))
+    lab = load_targets(cfg.aux.aux_labels, DistillConfig(run=cfg.run, net=cfg.net,
+                                                         distill_holdout=0.0), key="aux_labels")
     t = {k: torch.as_tensor(lab[k], device=device) for k in ("obs", "mask", "action")}
     dep = departures(model, t["obs"], t["mask"], t["action"])
     t["weight"] = torch.where(dep, torch.tensor(cfg.aux.aux_departure_weight, device=device),

@@ -204,8 +204,10 @@ def soft_targets(mean: np.ndarray, mask: np.ndarray, action: np.ndarray,
     return out
 
 
-def load_targets(dirs: Sequence[str], cfg: DistillConfig) -> dict[str, np.ndarray]:
-    """The label runs in ``dirs`` as training arrays: ``obs`` (the network's input: with
+def load_targets(dirs: Sequence[str], cfg: DistillConfig,
+                 key: str = "distill_labels") -> dict[str, np.ndarray]:
+    """The label runs in ``dirs`` (the config key ``key`` names them, for the errors) as
+    training arrays: ``obs`` (the network's input: with
     ``wait_features`` the observation and then the stored wait features), ``mask``, ``soft``,
     ``action``, ``value`` and ``held`` (the held-out rows).
 
@@ -220,12 +222,12 @@ def load_targets(dirs: Sequence[str], cfg: DistillConfig) -> dict[str, np.ndarra
     for k, d in enumerate(dirs):
         meta_path = Path(d) / META
         if not meta_path.is_file():
-            raise ValueError(f"distill_labels: {d} is not a label run (no {META}); make one with "
+            raise ValueError(f"{key}: {d} is not a label run (no {META}); make one with "
                              "python -m paohuzi_training.stages.label")
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if meta.get("obs_version") != obs_version(rules) or meta.get("obs_size") != obs_size(rules):
             raise ValueError(
-                f"distill_labels: {d} holds {meta.get('obs_version')} observations of size "
+                f"{key}: {d} holds {meta.get('obs_version')} observations of size "
                 f"{meta.get('obs_size')}; this config's rules {rules.name!r} need "
                 f"{obs_version(rules)} of size {obs_size(rules)}")
         lab = load_labels(d, waits=cfg.wait_features)
@@ -234,7 +236,7 @@ def load_targets(dirs: Sequence[str], cfg: DistillConfig) -> dict[str, np.ndarra
             lab["obs"] = np.concatenate([lab["obs"], lab.pop("waits")], axis=1)
         parts.append(lab)
     if not parts:
-        raise ValueError("distill_labels is empty: name at least one label directory")
+        raise ValueError(f"{key} is empty: name at least one label directory")
     lab = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
     every = max(2, round(1.0 / cfg.distill_holdout)) if cfg.distill_holdout > 0 else 0
     held = (lab["hand"] % every == 0) if every else np.zeros(len(lab["action"]), bool)

@@ -20,6 +20,7 @@ run this stage through :mod:`paohuzi_training.recipe`.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import sys
@@ -111,6 +112,13 @@ def run(cfg: PPOConfig, inputs: PPOInputs, log=log_line) -> Path:
     eval_history: list[dict] = []
     iteration_seconds: list[float] = []  # wall time of each iteration (tools/bench.py reads it)
     ref = None  # the frozen KL reference
+    aux = None  # the auxiliary loss's labels, departures counted from the network PPO starts from
+    if cfg.aux.aux_coef > 0:
+        base = copy.deepcopy(model)  # the seeded fresh network, before any resume
+        if inputs.start:
+            load_start(base, inputs.start, rules, lambda *a: None, inputs.trust)
+        aux = aux_targets(cfg, base, device, log)
+        del base
     if inputs.resume:
         data = resume_state(inputs.resume, cfg, log, inputs.trust)
         model.load_state_dict(data["model"])
@@ -180,7 +188,6 @@ def run(cfg: PPOConfig, inputs: PPOInputs, log=log_line) -> Path:
             ref = model_for(cfg).to(device)
             load_start(ref, inputs.kl_ref, rules, log, inputs.trust)
             ref = frozen(ref, ref.state_dict())
-    aux = aux_targets(cfg, model, device, log) if cfg.aux.aux_coef > 0 else None
     if inputs.initial is not None and not inputs.resume:
         save(inputs.initial, worker_states)
     if cfg.torch_threads:

@@ -404,9 +404,6 @@ struct WorldJob {
 constexpr double UNPLAYED = NAN;
 inline bool is_played(double x) { return !std::isnan(x); }
 
-// The leaf value of the world `w` after a candidate (SearchOptions::leaf): `c` played on with the
-// rollout until `seat` is to act for the leaf_depth-th time, then the critic's value; a hand
-// that ends first, its points on the critic's footing.
 // The playout's action at c's decision: the searching seat's own network where it acts and one
 // is set (SearchOptions::own), else the rollout network or bot.
 inline int rollout_action(const Game& c, int seat, const WorldJob& w, const SearchOptions& opt,
@@ -415,6 +412,10 @@ inline int rollout_action(const Game& c, int seat, const WorldJob& w, const Sear
     return opt.net ? opt.net->action(c, ns) : policy_action(c, opt.rollout, w.pseed, 0, view);
 }
 
+// The leaf value of the world `w` after a candidate (SearchOptions::leaf): `c` played on with the
+// rollout (the seat's own moves before the leaf by SearchOptions::own where it is set) until
+// `seat` is to act for the leaf_depth-th time, then the critic's value; a hand that ends first,
+// its points on the critic's footing.
 double leaf_value(Game* c, int seat, const WorldJob& w, const SearchOptions& opt) {
     NetScratch ns;
     View view;
@@ -472,7 +473,8 @@ void play_own_batched(const std::vector<WorldJob>& worlds, const std::vector<int
 }
 
 // Plays the active actions out in each world of the round: scores[w][j] (UNPLAYED: not played).
-// The playouts use opt.net when it is set, else opt.rollout; with opt.leaf they stop early.
+// The playouts use opt.net when it is set, else opt.rollout, and opt.own for the seat's own
+// moves where it is set (batched: play_own_batched); with opt.leaf they stop early.
 void play_round(const std::vector<WorldJob>& worlds, const std::vector<int>& legal,
                 const std::vector<char>& active, int seat, const SearchOptions& opt,
                 std::vector<std::vector<double>>* scores) {

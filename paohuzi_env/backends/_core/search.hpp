@@ -154,8 +154,10 @@ struct SearchOptions {
     // The searching seat's own decisions in the playouts (beyond the reference; docs/SEARCH.md,
     // "The searching seat plays on as itself"): when set, this network plays them (its masked
     // argmax), and the other seats keep `net` or `rollout`. Unset (default): every seat plays
-    // the rollout. Used with the leaf critic too (the rollout up to the leaf). It must read the
-    // observation of the hand's rules (std::invalid_argument otherwise).
+    // the rollout. With the leaf critic it plays the seat's own moves before the leaf (with
+    // leaf_depth > 1). Without it, the playouts of a round advance in lockstep and the forward
+    // passes of those at the seat's decision are one batch (NetPolicy::actions). It must read
+    // the observation of the hand's rules (std::invalid_argument otherwise).
     std::shared_ptr<const NetPolicy> own;
     // Keep each world's deck and per-action scores in the result (for tests and inspection).
     bool keep_worlds = false;
