@@ -434,6 +434,20 @@ def test_a_guide_named_by_path_is_read_from_where_the_command_runs(tmp_path, mon
     assert search == f"search:samples=4,guide=checkpoint:{tmp_path / 'g.safetensors'}"
 
 
+@pytest.mark.parametrize("path", sorted(p for p in (ROOT / "configs").rglob("recipes/*.yaml")
+                                         if "history" not in p.parts),
+                         ids=lambda p: str(p.relative_to(ROOT / "configs")))
+def test_a_recipes_ppo_lifts_its_kl_penalty_well_before_its_end(path):
+    """Generation 3's rounds tied PPO to the distilled network by a penalty that never lifted
+    (kl_decay_steps = total_steps), and their PPO gained half of what it could. Since then a
+    recipe's PPO stage has no KL penalty, or lifts it by three quarters of its steps at the
+    latest (the history recipes keep what was run)."""
+    ppo = (yaml.safe_load(path.read_text()) or {}).get("ppo") or {}
+    if ppo.get("kl_coef", 0) > 0:
+        decay, total = ppo.get("kl_decay_steps", 0), ppo.get("total_steps", 2_000_000)
+        assert 0 < decay <= 0.75 * total, (path.name, decay, total)
+
+
 @pytest.mark.parametrize("path", sorted((ROOT / "configs").rglob("recipes/*.yaml")),
                          ids=lambda p: str(p.relative_to(ROOT / "configs")))
 def test_every_committed_recipe_loads(path, monkeypatch, tmp_path):
