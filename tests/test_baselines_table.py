@@ -311,3 +311,19 @@ def test_mlp_policy_refuses_bad_files(tmp_path):
         load_mlp_policy(path)
     with pytest.raises(ValueError, match="name the policy's .safetensors"):
         load_mlp_policy(tmp_path / "p.zip")
+
+
+def test_the_shipped_baseline_networks_match_their_cards():
+    """Each network of checkpoints/baselines/ has its card, whose SHA-256 is the file's, and plays
+    through paohuzi-eval's evaluate."""
+    import hashlib
+    import re
+
+    nets = sorted((ROOT / "checkpoints" / "baselines").glob("*.safetensors"))
+    assert nets, "checkpoints/baselines/ holds the table's trained results"
+    for net in nets:
+        card = net.with_suffix(".md").read_text(encoding="utf-8")
+        sha = re.search(r"SHA-256 `([0-9a-f]{64})`", card)
+        assert sha and sha.group(1) == hashlib.sha256(net.read_bytes()).hexdigest(), net.name
+        res = evaluate(f"network:{net}", "expert", deals=2, seed=1, workers=1, progress=False)
+        assert res["games"] == 6
