@@ -24,22 +24,10 @@ from paohuzi_training.stages.distill import departures  # noqa: E402
 from paohuzi_training.stages.label import LabelConfig, label  # noqa: E402
 from paohuzi_training.stages.ppo import ppo_update  # noqa: E402
 from paohuzi_training.train import train  # noqa: E402
+from tests.test_distill import _batch, _Table  # noqa: E402  (the fixed-table network, a PPO batch)
 
 needs_core = pytest.mark.skipif(not fast.available(), reason="the labels need the compiled core")
 ROOT = Path(__file__).resolve().parents[1]
-
-
-class _Table(torch.nn.Module):
-    """A network whose logits are a fixed table, row ``obs[:, 0]``."""
-
-    def __init__(self, table):
-        super().__init__()
-        self.table = torch.nn.Parameter(torch.tensor(table, dtype=torch.float32))
-
-    def masked_logits(self, obs, mask, prior=None):
-        full = torch.zeros(len(obs), 61)
-        full[:, :4] = self.table[obs[:, 0].long()]
-        return torch.where(mask, full, torch.tensor(-1e9))
 
 
 def test_the_auxiliary_loss_by_hand():
@@ -58,16 +46,6 @@ def test_the_auxiliary_loss_by_hand():
     # rows drawn twice count twice: rows 1, 1 alone give ln 5
     ce, agree = aux_loss(model, aux, torch.tensor([1, 1]))
     assert ce.item() == pytest.approx(ln(5), rel=1e-5) and agree.item() == 0.0
-
-
-def _batch(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    mask = rng.random((n, 61)) < 0.2
-    mask[:, 0] = True
-    action = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
-    return {"obs": rng.random((n, 64), dtype=np.float32), "mask": mask, "action": action,
-            "logp": np.full(n, -1.0, np.float32), "adv": rng.standard_normal(n).astype(np.float32),
-            "ret": rng.standard_normal(n).astype(np.float32),
-            "value": np.zeros(n, np.float32), "prior": np.zeros(n, np.int64)}
 
 
 def test_the_auxiliary_loss_pulls_the_policy_toward_the_labels():
