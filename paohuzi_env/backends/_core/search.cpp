@@ -455,8 +455,7 @@ void play_own_batched(const std::vector<WorldJob>& worlds, const std::vector<int
             Game& c = games[k];
             const WorldJob& w = worlds[size_t(jobs[lo + k].first)];
             while (!c.done() && c.current_player() != seat)
-                c.step(opt.net ? opt.net->action(c, &ns)
-                               : policy_action(c, opt.rollout, w.pseed, 0, &view));
+                c.step(rollout_action(c, seat, w, opt, &ns, &view));
             if (!c.done()) {
                 waiting.push_back(&c);
                 which.push_back(k);
@@ -500,23 +499,28 @@ void play_round(const std::vector<WorldJob>& worlds, const std::vector<int>& leg
     };
     const int nt = std::max(1, std::min<int>(opt.threads, int(jobs.size())));
     if (opt.own && !opt.leaf) {  // batched forward passes: each thread a contiguous share
-        if (nt == 1) {
-            play_own_batched(worlds, legal, jobs, 0, jobs.size(), seat, opt, scores);
-            return;
-        }
+        auto share = [&](int t) {
+            play_own_batched(worlds, legal, jobs, jobs.size() * size_t(t) / size_t(nt),
+                             jobs.size() * size_t(t + 1) / size_t(nt), seat, opt, scores);
+        };
         std::exception_ptr err;
         std::mutex err_mu;
         std::vector<std::thread> pool;
-        for (int t = 0; t < nt; ++t)
+        for (int t = 1; t < nt; ++t)
             pool.emplace_back([&, t]() {
                 try {
-                    play_own_batched(worlds, legal, jobs, jobs.size() * size_t(t) / size_t(nt),
-                                     jobs.size() * size_t(t + 1) / size_t(nt), seat, opt, scores);
+                    share(t);
                 } catch (...) {
                     std::lock_guard<std::mutex> l(err_mu);
                     if (!err) err = std::current_exception();
                 }
             });
+        try {
+            share(0);  // the calling thread's share
+        } catch (...) {
+            std::lock_guard<std::mutex> l(err_mu);
+            if (!err) err = std::current_exception();
+        }
         for (auto& th : pool) th.join();
         if (err) std::rethrow_exception(err);
         return;
