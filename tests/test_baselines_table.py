@@ -129,7 +129,8 @@ def test_default_configs_are_the_documented_scalings():
 
     quick = load(ROOT / "configs/recipes/quickstart.yaml")
     ours = load(table.CONFIGS / "recipes" / "recipe-60min.yaml")
-    assert ours["ppo"].pop("total_steps") == 6_600_000 and ours["ppo"].pop("kl_decay_steps") == 4_400_000
+    assert ours["ppo"].pop("total_steps") == 10_000_000
+    assert ours["ppo"].pop("kl_decay_steps") == 6_600_000
     assert ours["ppo"].pop("save_minutes") == 1
     for k in ("total_steps", "kl_decay_steps", "save_minutes"):
         quick["ppo"].pop(k)
@@ -212,6 +213,29 @@ def test_each_evaluation_is_made_once(runs, tmp_path):
     final.write_bytes(final.read_bytes() + b" ")
     with pytest.raises(ValueError, match="measured on other files"):
         table.table_rows(root, deals=2, curve_deals=1, seed=5, workers=1, evaluate=counted)
+
+
+def test_ship_copies_the_final_agents_and_points_the_rows_at_them(runs, tmp_path):
+    """``eval --ship DIR`` copies each final agent byte for byte (its sidecar too) to
+    DIR/ALGO.safetensors, the row's spec names the copy (which plays the same points on the same
+    deals) and ``run_spec`` the run's file; a different file already there is refused."""
+    root = tmp_path / "runs"
+    shutil.copytree(runs / "dmc", root / "dmc")
+    dest, out = tmp_path / "ship", tmp_path / "baselines.json"
+    argv = ["eval", "--runs", str(root), "--deals", "2", "--curve-deals", "1", "--seed", "5",
+            "--out", str(out), "--workers", "1", "--ship", str(dest)]
+    assert table.main(argv) == 0
+    row = json.loads(out.read_text(encoding="utf-8"))["rows"][0]
+    final = root / "dmc" / table.read_run(root / "dmc")["curve"][-1]["file"]
+    assert row["run_spec"] == f"network:{final.as_posix()}"
+    assert row["spec"] == f"network:{(dest / 'dmc.safetensors').as_posix()}"
+    for suffix in (".safetensors", ".json"):
+        assert (dest / f"dmc{suffix}").read_bytes() == final.with_suffix(suffix).read_bytes()
+    again = evaluate(row["spec"], "expert", deals=2, seed=5, workers=1, progress=False)
+    assert again["mean_points"] == row["mean_points"]
+    assert table.main(argv) == 0  # shipping the same bytes again is allowed
+    (dest / "dmc.safetensors").write_bytes(b"other")
+    assert table.main(argv) == 2
 
 
 def test_bad_run_folders_are_named(runs, tmp_path):

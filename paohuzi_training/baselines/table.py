@@ -725,6 +725,42 @@ def table_rows(root: str | Path, *, deals: int, curve_deals: int, seed: int,
     return out
 
 
+def ship(table: dict[str, Any], dest: str | Path) -> list[Path]:
+    """Copy each row's final agent (its ``.safetensors`` and JSON sidecar, byte for byte, so
+    the SHA-256 its evaluation was kept with still holds) to ``dest/ALGO.safetensors`` and point
+    the row's ``spec`` there (``run_spec`` keeps the run folder's); the curve points stay in the
+    run folders. A file already in ``dest`` with other bytes is refused by name rather than
+    replaced. Returns the shipped networks; a card ``dest/ALGO.md`` is written by hand.
+
+    Raises:
+        ValueError: for a row whose agent is not a file pair, or an existing file that differs.
+    """
+    dest = Path(dest)
+    shipped = []
+    for row in table["rows"]:
+        kind, _, path = row["spec"].partition(":")
+        src = Path(path)
+        pairs = [(src, dest / f"{row['algorithm']}{src.suffix}")]
+        if src.with_suffix(".json").is_file():
+            pairs.append((src.with_suffix(".json"), dest / f"{row['algorithm']}.json"))
+        for a, b in pairs:
+            if not a.is_file():
+                raise ValueError(f"{row['algorithm']}: its agent {a} is not a file")
+            if b.exists() and b.read_bytes() != a.read_bytes():
+                raise ValueError(f"{b} exists and differs from {a}: remove it to ship the new "
+                                 "agent")
+        dest.mkdir(parents=True, exist_ok=True)
+        for a, b in pairs:
+            if not b.exists():
+                tmp = b.with_name(b.name + ".tmp")
+                tmp.write_bytes(a.read_bytes())
+                os.replace(tmp, b)
+        row["run_spec"] = row["spec"]
+        row["spec"] = f"{kind}:{pairs[0][1].as_posix()}"
+        shipped.append(pairs[0][1])
+    return shipped
+
+
 def _fmt(m: float, ci: Sequence[float]) -> str:
     return f"{m:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]".replace("-", "−")
 
@@ -800,6 +836,9 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--plot", default=None, help="the curves' PNG (default: OUT with .png)")
     e.add_argument("--markdown", default=None, help="the Markdown table (default: OUT with .md)")
     e.add_argument("--workers", type=int, default=None)
+    e.add_argument("--ship", default=None, metavar="DIR",
+                   help="copy each final agent to DIR/ALGO.safetensors (+ sidecar) and give "
+                        "that path as the row's spec (e.g. checkpoints/baselines)")
     a = p.parse_args(argv)
     try:
         if a.command == "run":
@@ -810,6 +849,11 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         table = table_rows(a.runs, deals=a.deals, curve_deals=a.curve_deals, seed=a.seed,
                            workers=a.workers)
+        if a.ship:
+            for path in ship(table, a.ship):
+                if not path.with_suffix(".md").is_file():
+                    print(f"{path}: shipped; write its card {path.with_suffix('.md')}",
+                          file=sys.stderr)
     except ValueError as err:
         print(f"baselines table: error: {err}", file=sys.stderr)
         return 2
