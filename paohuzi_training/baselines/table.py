@@ -787,7 +787,8 @@ def markdown(table: dict[str, Any]) -> str:
 
 
 def plot(table: dict[str, Any], path: str | Path) -> Path:
-    """The learning curves, one line per algorithm with its 95% CIs, as one PNG."""
+    """The learning curves, one line per algorithm with its 95% CIs, as one PNG; each point at
+    the wall clock it was taken (a run that finished its steps early ends there)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -795,7 +796,7 @@ def plot(table: dict[str, Any], path: str | Path) -> Path:
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for r in table["rows"]:
-        xs = [c["minutes"] for c in r["curve"]]
+        xs = [c.get("seconds", 60.0 * c["minutes"]) / 60.0 for c in r["curve"]]
         ys = [c["mean_points"] for c in r["curve"]]
         err = [[y - c["ci95"][0] for y, c in zip(ys, r["curve"], strict=True)],
                [c["ci95"][1] - y for y, c in zip(ys, r["curve"], strict=True)]]
