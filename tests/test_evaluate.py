@@ -154,3 +154,36 @@ def test_piped_table_keeps_every_column(capsys, monkeypatch):
     # the long spec wraps in its column (folded, never cut): its pieces, in order, are all there
     cells = "".join(line.split("│")[1].strip() for line in lines if line.startswith("│"))
     assert long["candidate"] in cells
+
+
+FORKED_TORCH = """
+import multiprocessing, sys
+import torch
+from paohuzi_training.eval.pools import one_torch_thread
+
+def job(i):
+    a = torch.ones(600, 600)
+    return float((a @ a)[0, 0])
+
+torch.set_num_threads(2)
+big = torch.ones(2000, 2000)
+(big @ big).sum()  # OpenMP's pool now exists in this process, and a fork copies its record
+with multiprocessing.get_context("fork").Pool(2, initializer=one_torch_thread) as pool:
+    print(pool.map(job, range(4)))
+"""
+
+
+def test_forked_pool_workers_run_torch_after_a_multithreaded_parent():
+    """The hang that stopped a CI run: a pool forked after torch ran on two threads, whose
+    workers then use torch, waits forever on OpenMP's pool unless each worker first drops to
+    one thread (``one_torch_thread``, the start of every forked pool of evaluation, labelling
+    and AIVAT). Checked in a fresh interpreter, whose torch state no other test has touched."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", FORKED_TORCH], capture_output=True, text=True,
+                         timeout=180, cwd=root)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str([600.0] * 4)

@@ -569,7 +569,9 @@ def train(rules: str | Rules, hands: int, seed: int, out: str | Path, *, playout
             if bar:
                 bar.update(job[1])
     else:
-        with get_context("fork").Pool(workers) as pool:
+        from .pools import one_torch_thread
+
+        with get_context("fork").Pool(workers, initializer=one_torch_thread) as pool:
             for job, part in zip(jobs, pool.imap(_dataset_job, jobs)):
                 parts.append(part)
                 if bar:

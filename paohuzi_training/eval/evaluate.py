@@ -49,6 +49,7 @@ from paohuzi_env.game.rules import as_rules, get_rules, preset_names
 from . import aivat, batched_eval
 from .journal import Journal
 from .journal import header as journal_header
+from .pools import one_torch_thread
 from .rows import GameRow
 from .rows import seed_of as _seed_of
 
@@ -324,9 +325,11 @@ def evaluate(candidate: str, opponents: str | Sequence[str] = "expert", *, deals
 
 def _ignore_interrupts() -> None:
     """A pool worker's start: Ctrl-C is the parent's to handle (it ends the pool), and a
-    SIGTERM ends the worker (the parent's handler, inherited through fork, is not its)."""
+    SIGTERM ends the worker (the parent's handler, inherited through fork, is not its); torch,
+    if loaded, on one thread (:func:`one_torch_thread`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    one_torch_thread()
 
 
 def _run(candidate: str, opponents: list[str], deals: int, seed: int, rules: Any,

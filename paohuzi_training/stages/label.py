@@ -61,6 +61,7 @@ from paohuzi_env.encode.observation import obs_size, obs_version
 from paohuzi_env.game.actions import NUM_ACTIONS
 from paohuzi_env.game.rules import Rules, get_rules, preset_names, rules_of_file
 
+from ..eval.pools import one_torch_thread
 from ..nets.files import write_atomic
 
 FORMAT = "paohuzi-labels-v1"
@@ -259,6 +260,7 @@ _counter: Any = None
 def _init_worker(counter: Any) -> None:
     global _counter
     _counter = counter
+    one_torch_thread()  # a guide network in a forked worker must not wait on OpenMP's pool
 
 
 def shard_blob(cfg: LabelConfig, k: int, on_hand: Any = None) -> tuple[bytes, int]:
