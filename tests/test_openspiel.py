@@ -388,6 +388,56 @@ def test_nfsp_example_in_miniature():
         assert np.isfinite(seen[f"vs_{opponent}"])
 
 
+# A deal over before anyone acts (R-START-1's forced 天胡: seat 1 holds five 坎 and wins as
+# dealt): the dealer's seat, then the 61 cards dealt, as chance outcomes. Found by sampling: the
+# 10,025th hand of ChanceEventSampler(seed=7) (about one hand in 10,000 is one).
+TIANHU_DEAL = [1, 2, 15, 8, 4, 5, 13, 8, 5, 15, 10, 18, 15, 3, 4, 9, 8, 14, 2, 2, 5, 4, 3, 18, 4, 9,
+               14, 7, 10, 0, 6, 7, 12, 11, 13, 11, 17, 11, 9, 1, 19, 12, 10, 3, 1, 16, 12, 8, 3, 0,
+               16, 13, 5, 6, 12, 1, 10, 14, 19, 15, 9, 6]
+
+
+class _ReplaySampler:
+    """rl_environment's chance sampler: ``first``'s outcomes in order, then seeded draws."""
+
+    def __init__(self, first, seed=0):
+        from open_spiel.python import rl_environment
+
+        self.left, self.rest = list(first), rl_environment.ChanceEventSampler(seed=seed)
+
+    def __call__(self, state):
+        if self.left:
+            outcome = self.left.pop(0)
+            assert outcome in [a for a, _ in state.chance_outcomes()]
+            return outcome
+        return self.rest(state)
+
+
+def test_self_play_skips_a_hand_over_at_the_deal():
+    """The hour-long NFSP run of the baseline table stopped on such a hand: ``rl_environment``
+    gives a hand over at the deal as a FIRST time step with no seat to act, and indexing the
+    agents by ``current_player`` (TERMINAL, -4) failed. Self-play skips it (no decision, nothing
+    to learn); the evaluation loop counts its points."""
+    pytest.importorskip("torch")
+    pytest.importorskip("tree")
+    from open_spiel.python import rl_environment
+
+    from paohuzi_training.baselines.nfsp_openspiel import make_agents, self_play_hand
+
+    game = pyspiel.load_game("python_paohuzi", {"rules": "huaihua", "reward": "normalized"})
+    env = rl_environment.Environment(game, chance_event_sampler=_ReplaySampler(TIANHU_DEAL))
+    agents = make_agents(game, 0, min_buffer=8, batch=8)
+    assert self_play_hand(env, agents) == 0
+    state = env.get_state
+    assert state.is_terminal() and state.current_player() == pyspiel.PlayerId.TERMINAL
+    assert state.hand.result.reason == "tianhu" and state.hand.result.winner == 1
+    # By hand: four small 坎 (3 huxi each) and one big (6) are 18 huxi, tun 1 + (18 - 15) // 3 =
+    # 2 with no 自摸 tun (天胡 is not 自摸); fans 天胡 4 + 点胡 3 (one red card) = 7 (R-SCORE-2);
+    # score 2 x 7 = 14, paid by each loser to seat 1 (R-SCORE-2: +28, -14, -14).
+    assert state.hand.result.win.huxi == 18 and state.hand.result.win.names == ("天胡", "点胡")
+    assert state.hand.result.scores == (-14, 28, -14)
+    assert self_play_hand(env, agents) > 0  # the next hand is dealt at random and played out
+
+
 def test_bench_openspiel_prints_the_ratio(capsys):
     from paohuzi_env.dev import bench_openspiel
 

@@ -47,6 +47,26 @@ def make_agents(game: Any, seed: int, hidden: int = 128, min_buffer: int = 1000,
     ]
 
 
+def self_play_hand(env: Any, agents: list[Any]) -> int:
+    """One hand of NFSP self-play through OpenSpiel's ``rl_environment``; returns its decisions.
+
+    A hand can be over at the deal: R-START-1's forced 天胡 (about one hand in 10,000 under
+    huaihua). ``rl_environment`` still hands it back as a FIRST time step, not a LAST one, with
+    no seat to act (``current_player`` is ``TERMINAL``). It has no decision, so nothing for the
+    agents to learn from: it is skipped."""
+    ts = env.reset()
+    if env.get_state.is_terminal():
+        return 0
+    n = 0
+    while not ts.last():
+        p = ts.observations["current_player"]
+        ts = env.step([agents[p].step(ts).action])
+        n += 1
+    for a in agents:  # every agent sees the end of the hand
+        a.step(ts)
+    return n
+
+
 def evaluate(game: Any, agent: Any, opponent: str, deals: int, seed: int) -> float:
     """Mean points per deal of ``agent``'s average policy against two ``opponent`` bots: each
     deal (its chance outcomes drawn from ``seed``) is played three times, the policy in each
@@ -68,7 +88,7 @@ def evaluate(game: Any, agent: Any, opponent: str, deals: int, seed: int) -> flo
             agent.player_id = seat
             ts = env.reset()
             with agent.temp_mode_as(nfsp.MODE.AVERAGE_POLICY):
-                while not ts.last():
+                while not env.get_state.is_terminal():  # a hand can end at the deal (天胡)
                     p = ts.observations["current_player"]
                     if p == seat:
                         action = agent.step(ts, is_evaluation=True).action
@@ -99,14 +119,7 @@ def train(steps: int = 20000, seed: int = 0, log=print, deals: int = 20, min_buf
     agents = make_agents(game, seed, min_buffer=min_buffer, batch=batch)
     done_steps = hands = 0
     while done_steps < steps:
-        ts = env.reset()
-        while not ts.last():
-            p = ts.observations["current_player"]
-            out = agents[p].step(ts)
-            ts = env.step([out.action])
-            done_steps += 1
-        for a in agents:  # every agent sees the end of the hand
-            a.step(ts)
+        done_steps += self_play_hand(env, agents)
         hands += 1
         if hands % 100 == 0:
             log(f"{hands} hands, {done_steps} decisions, losses {agents[0].loss}")

@@ -423,7 +423,7 @@ def run_nfsp(run: Run, config: Path | None) -> None:
 
     import paohuzi_env.envs.openspiel  # noqa: F401  (registers python_paohuzi)
 
-    from .nfsp_openspiel import make_agents
+    from .nfsp_openspiel import make_agents, self_play_hand
 
     if config is not None:
         raise ValueError("nfsp takes no --config; change its settings with --set KEY=VALUE")
@@ -439,13 +439,7 @@ def run_nfsp(run: Run, config: Path | None) -> None:
     agents = make_agents(game, run.seed, **sets)
     steps = 0
     while run.elapsed() < run.budget_s:
-        ts = env.reset()
-        while not ts.last():
-            p = ts.observations["current_player"]
-            ts = env.step([agents[p].step(ts).action])
-            steps += 1
-        for a in agents:
-            a.step(ts)
+        steps += self_play_hand(env, agents)
         for frac in run.due():
             if frac < 1.0:
                 name = point_name(point_minutes(run.minutes, frac)) + ".safetensors"
