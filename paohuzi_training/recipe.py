@@ -22,7 +22,8 @@ The stages, in order, each in its own folder of the run folder ``DIR`` (default
 A recipe may list its stages (``stages: [...]``). The evaluation and the export read PPO's
 network, else (a round without PPO: ``[labels, distill, evaluate, export]``) the distillation's,
 else the recipe's ``start``; without the distillation, PPO starts from ``start`` (a transfer:
-``[ppo, evaluate, export]``).
+``[ppo, evaluate, export]``) or, with no ``start``, from the clone (behaviour cloning then PPO:
+``[clone, ppo, evaluate, export]``).
 
 Each stage writes ``<stage>/stage.json``: the settings it ran with, the SHA-256 of the files it
 was made from, the seed, whether it is complete and its wall clock (summed over the runs that
@@ -314,9 +315,9 @@ def load_recipe(path: str | os.PathLike[str], smoke: bool = False,
         raise ValueError(f"recipe {path}: stages must be a list of stages from {', '.join(STAGES)}, "
                          f"got {order!r}")
     order = tuple(s for s in STAGES if s in order)
-    if "ppo" in order and "distill" not in order and not start:
-        raise ValueError(f"recipe {path}: without the distill stage, PPO starts from the recipe's "
-                         "start: name it (start: PATH or zoo:NAME)")
+    if "ppo" in order and not {"distill", "clone"} & set(order) and not start:
+        raise ValueError(f"recipe {path}: without the distill or clone stage, PPO starts from the "
+                         "recipe's start: name it (start: PATH or zoo:NAME)")
     if {"evaluate", "export"} & set(order) and not {"ppo", "distill"} & set(order) and not start:
         raise ValueError(f"recipe {path}: the evaluate and export stages read PPO's network, else "
                          "the distillation's, else the recipe's start: name one of them")
@@ -436,7 +437,8 @@ def _final(r: Recipe) -> str:
 
 def _start(r: Recipe, stage: str) -> str:
     """The network a network stage starts from: the distillation from the recipe's ``start`` or
-    the clone, PPO from the distilled network (from ``start`` in a recipe without distill)."""
+    the clone, PPO from the distilled network (in a recipe without distill: from ``start``, else
+    from the clone)."""
     if stage == "distill" or "distill" not in r.order:
         return r.start or CLONE_OUT
     return _ckpt("distill", r.seed)

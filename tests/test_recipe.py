@@ -266,6 +266,23 @@ def test_a_transfer_recipe_starts_ppo_from_a_zoo_network_under_its_own_rules(tmp
     assert "this recipe's stages are ppo, evaluate, export" in capsys.readouterr().err
 
 
+def test_a_recipe_without_distillation_or_start_runs_ppo_from_its_clone(tmp_path, capsys):
+    """``stages: [clone, ppo, evaluate, export]`` and no ``start`` (behaviour cloning then PPO,
+    the baseline table's MLP PPO as a recipe: configs/recipes/quickstart-mlp.yaml): PPO starts
+    from the clone, which is its input; run again, every stage is skipped."""
+    out = tmp_path / "run"
+    args = [str(ROOT / "configs/recipes/quickstart-mlp.yaml"), "--smoke", "--out", str(out)]
+    assert main(args) == 0
+    assert "start: clone/model.pt" in capsys.readouterr().out
+    rec = _records(out)
+    assert sorted(rec) == ["clone", "evaluate", "export", "ppo"]
+    assert rec["ppo"]["settings"]["start"] == "clone/model.pt"
+    assert list(rec["ppo"]["inputs"]) == ["clone/model.pt"]
+    assert load_checkpoint(out / "export" / "quickstart-mlp.safetensors")["rules"]["name"] == "huaihua"
+    assert main(args) == 0
+    assert capsys.readouterr().out.count("), skipped") == 4
+
+
 def test_a_round_under_another_preset_ships_its_distilled_network(tmp_path, capsys):
     """Issue 62: ``start: zoo:huaihua`` with ``stages: [labels, distill, evaluate, export]`` under
     zipai: the search guided by the start labels zipai hands, the distillation starts from the
