@@ -17,6 +17,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from paohuzi_env.envs.mlp_policy import FORMAT as MLP_FORMAT  # noqa: E402
+from paohuzi_env.envs.mlp_policy import load_mlp_policy  # noqa: E402
 from paohuzi_training.config import to_dict  # noqa: E402
 from paohuzi_training.nets.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
 from paohuzi_training.nets.model import model_for  # noqa: E402
@@ -84,6 +86,14 @@ def test_every_network_that_left_head_loads_from_its_commit(name, tmp_path):
 
 
 def _loads_into_its_network(path: Path) -> None:
+    side = path.with_suffix(".json")
+    if path.suffix == ".safetensors" and side.is_file() \
+            and json.loads(side.read_text()).get("format") == MLP_FORMAT:
+        # a baseline of another library (checkpoints/baselines/): plain MLP layers that
+        # ``mlp:PATH`` plays, with no trainer config to build a model from
+        agent = load_mlp_policy(path, 0, json.loads(side.read_text())["rules"]["name"])
+        assert agent.layers
+        return
     data = load_checkpoint(path)
     model = model_for(data["config"])
     own = model.state_dict()
