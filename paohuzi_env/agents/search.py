@@ -733,8 +733,8 @@ class SearchAgent(Agent):
             for ``impl=core``, 0 for ``impl=python``; compiled search only.
         threads: threads for the playouts (compiled search only; decisions do not depend on it).
         guide: ``auto`` (default: the preset's default zoo network,
-            :func:`paohuzi_env.agents.network.packaged_guide`: huaihua's and yongzhou's networks
-            of generation 3; none under the other presets),
+            :func:`paohuzi_env.agents.network.packaged_guide`: ``zoo:PRESET``, which every
+            preset has; none under rules with overrides),
             ``none``, ``checkpoint:PATH`` (a ``.safetensors`` policy, as for ``rollout``),
             ``zoo:NAME`` (:mod:`paohuzi_env.agents.zoo`) or a
             loaded :class:`~paohuzi_env.agents.network.Network`. Its argmax is the choice kept
