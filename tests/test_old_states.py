@@ -87,11 +87,11 @@ def test_every_network_that_left_head_loads_from_its_commit(name, tmp_path):
 
 def _loads_into_its_network(path: Path) -> None:
     side = path.with_suffix(".json")
-    if path.suffix == ".safetensors" and side.is_file() \
-            and json.loads(side.read_text()).get("format") == MLP_FORMAT:
+    meta = json.loads(side.read_text()) if path.suffix == ".safetensors" and side.is_file() else {}
+    if meta.get("format") == MLP_FORMAT:
         # a baseline of another library (checkpoints/baselines/): plain MLP layers that
         # ``mlp:PATH`` plays, with no trainer config to build a model from
-        agent = load_mlp_policy(path, 0, json.loads(side.read_text())["rules"]["name"])
+        agent = load_mlp_policy(path, 0, meta["rules"]["name"])
         assert agent.layers
         return
     data = load_checkpoint(path)
