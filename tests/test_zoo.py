@@ -154,6 +154,25 @@ def test_every_figure_in_a_card_is_its_results_files(name, f):
 
 
 @pytest.mark.parametrize("name", ENTRIES)
+def test_every_exploitation_figure_is_its_results_files(name):
+    # a card's exploitation is paohuzi-exploit's JSON: the gain over expert (paired over deals)
+    # of a best response trained against two copies of this very network
+    e = zoo.entry(name)
+    ex = e.card.get("exploitation")
+    if ex is None:
+        assert e.card["exploitation_note"].startswith("not measured")
+        return
+    data = json.loads((ROOT / ex["results"]).read_text())
+    assert data["target"] == e.spec and data["rules"] == e.preset
+    assert (ex["mean"], ex["ci95"]) == (data["gain"]["mean_points"], data["gain"]["ci95"])
+    assert ex["deals"] == data["deals"] == data["gain"]["deals"]
+    assert (ex["steps"], ex["seed"]) == (data["steps"], data["eval_seed"])
+    assert ex["exploiter_mean"] == data["mean_points"]
+    assert f"--eval-seed {ex['seed']}" in ex["command"] and f"--steps {ex['steps']}" in ex["command"]
+    assert ex["command"].split()[3] == e.spec
+
+
+@pytest.mark.parametrize("name", ENTRIES)
 def test_every_decision_time_is_its_results_files(name):
     e = zoo.entry(name)
     dt = e.card["decision_time"]

@@ -193,6 +193,18 @@ def _strength_rows(c: dict[str, Any]) -> list[str]:
     return rows
 
 
+def _exploitation_line(c: dict[str, Any]) -> str:
+    """The card's exploitation: the measured gain of a best response, or why there is none."""
+    ex = c.get("exploitation")
+    if not ex:
+        return f"- **Exploitation** {c.get('exploitation_note', 'not measured')}."
+    return (f"- **Exploitation** a {ex['exploiter']} trained for {ex['steps']:,} steps against two "
+            f"copies of it gains **{_fmt_ci(ex, deals=False)}** a hand over `expert` against the "
+            f"same two copies, paired over {ex['deals']:,} deals of seed {ex['seed']} (the "
+            f"exploiter scores {ex['exploiter_mean']:+.3f} a hand against them). {ex['note']} "
+            f"(`{ex['command']}`; `{ex['results']}`).")
+
+
 def card_markdown(name: str) -> str:
     """The card of ``name`` as a Markdown section (``paohuzi zoo NAME --markdown``; docs/zoo.md).
 
@@ -220,7 +232,7 @@ def card_markdown(name: str) -> str:
                if "full_export" in m else []),
              f"- **Training compute** about {comp['cpu_hours']} CPU-hours on {comp['machine']} "
              f"({stages})." + (f" {comp['note']}." if comp.get("note") else ""),
-             f"- **Exploitation** {c.get('exploitation_note', 'not measured')}."]
+             _exploitation_line(c)]
     dt = c.get("decision_time")
     if dt:
         lines.append(f"- **Decision time** {dt['ms']:.3f} ms (p99 {dt['p99_ms']:.3f} ms); the "
