@@ -17,11 +17,13 @@ from paohuzi_training.eval.evaluate import evaluate  # noqa: E402
 from paohuzi_training.nets.checkpoint import load_checkpoint  # noqa: E402
 from paohuzi_training.nets.model import ActorCritic  # noqa: E402
 from paohuzi_training.recipe import make_config  # noqa: E402
+from paohuzi_training.stages import distill as distill_stage  # noqa: E402
 from paohuzi_training.stages.distill import (  # noqa: E402
     STATE_NAME,
     _losses,
     departures,
     soft_targets,
+    start_log_probs,
     value_target,
 )
 from paohuzi_training.stages.label import LabelConfig, label  # noqa: E402
@@ -90,6 +92,66 @@ def test_departures_and_their_weight_by_hand():
     assert weighted["soft_ce"].item() == pytest.approx(want, rel=1e-5)
     with pytest.raises(ValueError, match="distill_departure_weight"):
         make_config({"distill_departure_weight": 0})
+
+
+def test_the_anchor_is_the_kl_from_the_start_by_hand():
+    """``anchor_kl`` is KL(start || network) over the legal actions, a mean over rows: 0 against
+    the network's own start, and by hand against a uniform start. Row probabilities as above."""
+    ln = math.log
+    model = _Table([[0, ln(3), 0, 0], [0, 0, ln(2), 0], [ln(2), 0, 0, 0]])
+    obs = torch.tensor([[0.0], [1.0], [2.0]])
+    mask = torch.zeros(3, 61, dtype=torch.bool)
+    mask[:, :4] = True
+    action = torch.tensor([1, 3, 0])
+    soft, value = torch.nn.functional.one_hot(action, 61).float(), torch.zeros(3)
+    own = start_log_probs(model, obs, mask, batch=2)
+    assert own[0, 1].item() == pytest.approx(ln(1 / 2), rel=1e-6) and own[0, 4:].abs().sum() == 0
+    assert _losses(model, obs, mask, soft, action, value, anchor=own)["anchor_kl"].item() == \
+        pytest.approx(0.0, abs=1e-6)
+    uniform = torch.where(mask, torch.tensor(ln(1 / 4)), torch.tensor(0.0))
+    # KL(uniform || p) = sum_i 1/4 (ln 1/4 - ln p_i) per row
+    rows = [[1 / 6, 3 / 6, 1 / 6, 1 / 6], [1 / 5, 1 / 5, 2 / 5, 1 / 5], [2 / 5, 1 / 5, 1 / 5, 1 / 5]]
+    want = sum(sum(0.25 * (ln(0.25) - ln(q)) for q in r) for r in rows) / 3
+    got = _losses(model, obs, mask, soft, action, value, anchor=uniform)["anchor_kl"].item()
+    assert got == pytest.approx(want, rel=1e-5)
+    with pytest.raises(ValueError, match="distill_anchor"):
+        make_config({"distill_anchor": -0.5})
+
+
+def test_the_anchor_holds_the_start_where_the_labels_repeat_it(monkeypatch, tmp_path):
+    """The same distillation with and without ``distill_anchor``: labels that repeat the start's
+    move on two states and depart from it on the third. Both learn the departure; the anchored
+    network stays nearer its start (a smaller KL from the start's policy)."""
+    ln = math.log
+    n = 300
+    obs = np.tile(np.array([[0.0], [1.0], [2.0]], np.float32), (n, 1))
+    action = np.tile(np.array([1, 3, 0]), n)  # the start's argmax, a departure, the argmax
+    mask = np.zeros((3 * n, 61), bool)
+    mask[:, :4] = True
+    data = {"obs": obs, "mask": mask, "action": action,
+            "soft": np.eye(61, dtype=np.float32)[action], "value": np.zeros(3 * n, np.float32),
+            "held": np.zeros(3 * n, bool)}
+    monkeypatch.setattr(distill_stage, "load_targets", lambda dirs, cfg: data)
+    table = [[0, ln(3), 0, 0], [0, 0, ln(2), 0], [ln(2), 0, 0, 0]]
+    got = {}
+    for coef in (0.0, 1.0):
+        cfg = make_config({"distill_labels": ["unused"], "total_steps": 0, "distill_epochs": 3,
+                           "distill_soft": 0.0, "distill_learning_rate": 0.05,
+                           "minibatch_size": 64, "distill_anchor": coef})
+        model = _Table(table)
+        start = start_log_probs(model, torch.as_tensor(obs[:3]), torch.as_tensor(mask[:3]))
+        opt = torch.optim.Adam(model.parameters(), lr=cfg.distill_learning_rate)
+        distill_stage.distill(model, opt, cfg, "cpu", np.random.default_rng(0), lambda *a: None,
+                              folder=tmp_path / f"a{coef}", start_network="the table")
+        after = start_log_probs(model, torch.as_tensor(obs[:3]), torch.as_tensor(mask[:3]))
+        assert after[1, :4].argmax().item() == 3, coef  # the departure is learned
+        got[coef] = float((start.exp() * (start - after)).sum())
+    assert got[1.0] < 0.5 * got[0.0]
+    cfg = make_config({"distill_labels": ["unused"], "total_steps": 0, "distill_anchor": 1.0})
+    with pytest.raises(ValueError, match="give a start network"):
+        distill_stage.distill(_Table(table), torch.optim.Adam(_Table(table).parameters()), cfg,
+                              "cpu", np.random.default_rng(0), lambda *a: None,
+                              folder=tmp_path / "none", start_network="")
 
 
 def test_value_targets_follow_the_reward_mode():

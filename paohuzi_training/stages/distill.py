@@ -16,7 +16,9 @@ network (:class:`paohuzi_training.nets.model.ActorCritic`) to them:
   observation only, so the critic distilled is the plain one (``central_critic: false``).
 
 Loss = ``distill_soft`` x soft cross-entropy + (1 - ``distill_soft``) x hard cross-entropy +
-``vf_coef`` x value loss. The two cross-entropies are means over the decisions weighted by
+``vf_coef`` x value loss (+ ``distill_anchor`` x ``KL(start || network)`` over the legal
+actions, with the start's policy computed once before the first step: it holds a network that
+already plays most labels to its own moves while it learns the rest). The two cross-entropies are means over the decisions weighted by
 ``distill_departure_weight`` where the search's choice departs from the argmax of the network
 the phase starts from (the guide, in a round of expert iteration: the decisions where the
 search knew better), 1 elsewhere. A held-out share of the hands (``distill_holdout``: every hand whose
@@ -81,6 +83,11 @@ class DistillConfig(Shared):
     alike."""
     distill_learning_rate: float = 1e-3
     """Adam learning rate of the distillation phase."""
+    distill_anchor: float = 0.0
+    """Weight of ``KL(start || network)`` over the legal actions of every labelled decision, the
+    start being the network the distillation starts from as it was before any step: it holds the
+    network to its own policy where the labels only repeat it, so that fitting the departures does
+    not move its argmax elsewhere (0: none; needs a start network)."""
     distill_holdout: float = 0.05
     """Share of the labelled hands held out to measure agreement and value loss (0: none)."""
     minibatch_size: int = 1024
@@ -101,6 +108,8 @@ class DistillConfig(Shared):
                              "observation: it needs prior: none and central_critic: false (PPO "
                              "after it may use a central critic: start a second run from the "
                              "distilled network)")
+        if self.distill_anchor < 0:
+            raise ValueError(f"config 'distill_anchor' must be >= 0, got {self.distill_anchor}")
         if self.distill_departure_weight <= 0:
             raise ValueError(f"config 'distill_departure_weight' must be > 0, got "
                              f"{self.distill_departure_weight}")
@@ -162,7 +171,8 @@ STATE_NAME = "distill.pt"
 """The distillation phase's resumable state, in the run's checkpoint folder."""
 KEY_FIELDS = ("seed", "rules", "rules_overrides", "hidden", "reward", "vf_coef", "max_grad_norm",
               "minibatch_size", "distill_temperature", "distill_soft", "distill_departure_weight",
-              "distill_learning_rate", "distill_holdout", "actor", "conv_channels", "wait_features")
+              "distill_learning_rate", "distill_holdout", "actor", "conv_channels", "wait_features",
+              "distill_anchor")
 """The config fields a saved distillation state must share to be continued, with the labels and
 the start network (``distill_epochs`` is not one: raising it continues a finished phase for
 more epochs)."""
@@ -261,7 +271,21 @@ def departures(model, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tenso
     return torch.cat(out) if out else torch.zeros(0, dtype=torch.bool)
 
 
-def _losses(model, obs, mask, soft, action, value, weight=None) -> dict[str, torch.Tensor]:
+def start_log_probs(model, obs: torch.Tensor, mask: torch.Tensor,
+                    batch: int = 4096) -> torch.Tensor:
+    """``model``'s log-probabilities over the legal actions (float32 (n, 61), 0 where illegal):
+    the anchor's target, computed once before the first step."""
+    out = []
+    with torch.no_grad():
+        for start in range(0, len(obs), batch):
+            m = mask[start:start + batch]
+            lp = torch.log_softmax(model.masked_logits(obs[start:start + batch], m), dim=-1)
+            out.append(torch.where(m, lp, torch.zeros_like(lp)))
+    return torch.cat(out) if out else torch.zeros(0, 61)
+
+
+def _losses(model, obs, mask, soft, action, value, weight=None,
+            anchor=None) -> dict[str, torch.Tensor]:
     logits = model.masked_logits(obs, mask)
     logp = torch.log_softmax(logits, dim=-1)
     soft_row = -(torch.where(mask, soft * logp, torch.zeros_like(logp))).sum(-1)
@@ -273,7 +297,11 @@ def _losses(model, obs, mask, soft, action, value, weight=None) -> dict[str, tor
                             (hard_row * weight).sum() / weight.sum())
     v_loss = 0.5 * ((model.value(obs) - value) ** 2).mean()
     agree = (logits.argmax(-1) == action).float().mean()
-    return {"soft_ce": soft_ce, "hard_ce": hard_ce, "value_loss": v_loss, "agreement": agree}
+    out = {"soft_ce": soft_ce, "hard_ce": hard_ce, "value_loss": v_loss, "agreement": agree}
+    if anchor is not None:  # KL(start || network) over the legal actions, a mean over rows
+        kl_row = torch.where(mask, anchor.exp() * (anchor - logp), torch.zeros_like(logp)).sum(-1)
+        out["anchor_kl"] = kl_row.mean()
+    return out
 
 
 def _evaluate(model, t: dict[str, torch.Tensor], rows: torch.Tensor,
@@ -311,6 +339,12 @@ def distill(model, optimizer, cfg: DistillConfig, device, rng: np.random.Generat
     depart = departures(model, t["obs"], t["mask"], t["action"])
     weight = (None if cfg.distill_departure_weight == 1.0 else  # 1: the plain means, exactly
               torch.where(depart, cfg.distill_departure_weight, 1.0).to(t["obs"].dtype))
+    anchor = None
+    if cfg.distill_anchor > 0:
+        if not start_network:
+            raise ValueError("config 'distill_anchor' holds the network to the one it starts "
+                             "from: give a start network (the recipe's start, or init_from)")
+        anchor = start_log_probs(model, t["obs"], t["mask"])
     state_path = (folder or Path("checkpoints") / f"{cfg.run_name}__{cfg.seed}") / STATE_NAME
     history: list[dict[str, float]] = []
     epoch = 0
@@ -347,9 +381,12 @@ def distill(model, optimizer, cfg: DistillConfig, device, rng: np.random.Generat
             for start in range(0, len(perm), cfg.minibatch_size):
                 mb = perm[start:start + cfg.minibatch_size]
                 out = _losses(model, t["obs"][mb], t["mask"][mb], t["soft"][mb], t["action"][mb],
-                              t["value"][mb], None if weight is None else weight[mb])
+                              t["value"][mb], None if weight is None else weight[mb],
+                              None if anchor is None else anchor[mb])
                 loss = (cfg.distill_soft * out["soft_ce"] + (1 - cfg.distill_soft) * out["hard_ce"]
                         + cfg.vf_coef * out["value_loss"])
+                if anchor is not None:
+                    loss = loss + cfg.distill_anchor * out["anchor_kl"]
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
