@@ -18,13 +18,14 @@ network (:class:`paohuzi_training.nets.model.ActorCritic`) to them:
 Loss = ``distill_soft`` x soft cross-entropy + (1 - ``distill_soft``) x hard cross-entropy +
 ``vf_coef`` x value loss (+ ``distill_anchor`` x ``KL(start || network)`` over the legal
 actions, with the start's policy computed once before the first step: it holds a network that
-already plays most labels to its own moves while it learns the rest). The two cross-entropies are means over the decisions weighted by
-``distill_departure_weight`` where the search's choice departs from the argmax of the network
-the phase starts from (the guide, in a round of expert iteration: the decisions where the
-search knew better), 1 elsewhere. A held-out share of the hands (``distill_holdout``: every hand whose
-number modulo ``round(1 / distill_holdout)`` is 0, so the split does not depend on the shard
-order) is never trained on; after each epoch its agreement with the search's choice, its soft
-cross-entropy and its value loss go to TensorBoard (``distill/...``) and the log.
+already plays most labels to its own moves while it learns the rest). The two cross-entropies
+are means over the decisions weighted by ``distill_departure_weight`` where the search's choice
+departs from the argmax of the network the phase starts from (the guide, in a round of expert
+iteration: the decisions where the search knew better), 1 elsewhere. A held-out share of the
+hands (``distill_holdout``: every hand whose number modulo ``round(1 / distill_holdout)`` is 0,
+so the split does not depend on the shard order) is never trained on; after each epoch its
+agreement with the search's choice, its soft cross-entropy and its value loss go to TensorBoard
+(``distill/...``) and the log.
 
 The phase runs in resumable pieces: after every epoch the network, the optimiser, the epoch and
 the generator state are written atomically to ``checkpoints/<run>__<seed>/distill.pt`` (the same
