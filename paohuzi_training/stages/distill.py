@@ -261,28 +261,34 @@ def load_targets(dirs: Sequence[str], cfg: DistillConfig,
     }
 
 
-def departures(model, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor,
-               batch: int = 4096) -> torch.Tensor:
-    """Where the labelled ``action`` differs from ``model``'s masked argmax (bool, one a row)."""
-    out = []
-    with torch.no_grad():
-        for start in range(0, len(action), batch):
-            logits = model.masked_logits(obs[start:start + batch], mask[start:start + batch])
-            out.append(logits.argmax(-1) != action[start:start + batch])
-    return torch.cat(out) if out else torch.zeros(0, dtype=torch.bool)
-
-
-def start_log_probs(model, obs: torch.Tensor, mask: torch.Tensor,
-                    batch: int = 4096) -> torch.Tensor:
-    """``model``'s log-probabilities over the legal actions (float32 (n, 61), 0 where illegal):
-    the anchor's target, computed once before the first step."""
+def masked_logits(model, obs: torch.Tensor, mask: torch.Tensor,
+                  batch: int = 4096) -> torch.Tensor:
+    """``model``'s masked logits for every row, in batches, without gradients."""
     out = []
     with torch.no_grad():
         for start in range(0, len(obs), batch):
-            m = mask[start:start + batch]
-            lp = torch.log_softmax(model.masked_logits(obs[start:start + batch], m), dim=-1)
-            out.append(torch.where(m, lp, torch.zeros_like(lp)))
+            out.append(model.masked_logits(obs[start:start + batch], mask[start:start + batch]))
     return torch.cat(out) if out else torch.zeros(0, 61)
+
+
+def departures(model, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor,
+               batch: int = 4096, logits: torch.Tensor | None = None) -> torch.Tensor:
+    """Where the labelled ``action`` differs from ``model``'s masked argmax (bool, one a row);
+    ``logits``: those masked logits, when already computed."""
+    if logits is None:
+        logits = masked_logits(model, obs, mask, batch)
+    return logits.argmax(-1) != action if len(action) else torch.zeros(0, dtype=torch.bool)
+
+
+def start_log_probs(model, obs: torch.Tensor, mask: torch.Tensor, batch: int = 4096,
+                    logits: torch.Tensor | None = None) -> torch.Tensor:
+    """``model``'s log-probabilities over the legal actions (float32 (n, 61), 0 where illegal):
+    the anchor's target, computed once before the first step; ``logits`` as for
+    :func:`departures`."""
+    if logits is None:
+        logits = masked_logits(model, obs, mask, batch)
+    lp = torch.log_softmax(logits, dim=-1)
+    return torch.where(mask, lp, torch.zeros_like(lp))
 
 
 def _losses(model, obs, mask, soft, action, value, weight=None,
@@ -337,15 +343,16 @@ def distill(model, optimizer, cfg: DistillConfig, device, rng: np.random.Generat
         raise ValueError("distillation: every labelled hand is held out; lower distill_holdout "
                          "or label more hands")
     # The departures are the starting network's: computed before any saved state is loaded.
-    depart = departures(model, t["obs"], t["mask"], t["action"])
+    if cfg.distill_anchor > 0 and not start_network:
+        raise ValueError("config 'distill_anchor' holds the network to the one it starts "
+                         "from: give a start network (the recipe's start, or init_from)")
+    start_logits = masked_logits(model, t["obs"], t["mask"])
+    depart = departures(model, t["obs"], t["mask"], t["action"], logits=start_logits)
     weight = (None if cfg.distill_departure_weight == 1.0 else  # 1: the plain means, exactly
               torch.where(depart, cfg.distill_departure_weight, 1.0).to(t["obs"].dtype))
-    anchor = None
-    if cfg.distill_anchor > 0:
-        if not start_network:
-            raise ValueError("config 'distill_anchor' holds the network to the one it starts "
-                             "from: give a start network (the recipe's start, or init_from)")
-        anchor = start_log_probs(model, t["obs"], t["mask"])
+    anchor = (start_log_probs(model, t["obs"], t["mask"], logits=start_logits)
+              if cfg.distill_anchor > 0 else None)
+    del start_logits
     state_path = (folder or Path("checkpoints") / f"{cfg.run_name}__{cfg.seed}") / STATE_NAME
     history: list[dict[str, float]] = []
     epoch = 0
